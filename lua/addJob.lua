@@ -1,0 +1,59 @@
+-- addJob: stores new jobs, each in wait, prioritized or delayed. A bulk add sends many jobs in one call.
+-- KEYS[1] meta
+-- KEYS[2] id (the job id counter)
+-- KEYS[3] wait
+-- KEYS[4] prioritized
+-- KEYS[5] pc (priority counter)
+-- KEYS[6] delayed
+-- KEYS[7] marker
+-- KEYS[8] events
+-- KEYS[9] active
+-- ARGV[1] key base "prefix:queue:"
+-- ARGV[2..] 8 values per job:
+--   custom job id or "", name, timestamp (ms), data (JSON), opts (JSON), delay (ms), priority, "1" for LIFO
+-- Returns {jobId, created, jobId, created, ...}: created is 0 when a job with that custom id already existed.
+--@include queueState
+--@include readyJob
+
+local base = ARGV[1]
+local maxLen = maxEvents(KEYS[1])
+local ready = false
+local result = {}
+
+local function addOne(customId, name, timestamp, data, opts, delay, priority, lifo)
+  local counter = redis.call("INCR", KEYS[2])
+  local jobId = customId
+  if jobId == "" then
+    jobId = tostring(counter)
+  elseif redis.call("EXISTS", base .. jobId) == 1 then
+    redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "duplicated", "jobId", jobId)
+    return jobId, 0
+  end
+  local jobKey = base .. jobId
+  redis.call("HSET", jobKey, "name", name, "data", data, "opts", opts, "timestamp", timestamp,
+    "delay", delay, "priority", priority)
+  redis.call("XADD", KEYS[8], "*", "event", "added", "jobId", jobId, "name", name)
+  local delayMs = tonumber(delay)
+  if delayMs > 0 then
+    local runAt = tonumber(timestamp) + delayMs
+    redis.call("ZADD", KEYS[6], delayedScore(KEYS[6], runAt), jobId)
+    redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId, "delay", runAt)
+    addDelayMarker(KEYS[7], KEYS[6])
+  else
+    pushReady(KEYS[3], KEYS[4], KEYS[5], jobId, priority, lifo == "1")
+    redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId)
+    ready = true
+  end
+  return jobId, 1
+end
+
+for i = 2, #ARGV, 8 do
+  local jobId, created = addOne(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5],
+    ARGV[i + 6], ARGV[i + 7])
+  result[#result + 1] = jobId
+  result[#result + 1] = created
+end
+if ready and not isPausedOrMaxed(KEYS[1], KEYS[9]) then
+  addReadyMarker(KEYS[7])
+end
+return result

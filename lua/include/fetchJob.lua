@@ -1,0 +1,74 @@
+-- Taking the next job: promote due delayed jobs, then pop wait (or else the best prioritized job), lock it,
+-- mark it started. Needs queueState, readyJob and takeLock. The table k holds the queue's keys:
+-- wait, active, prioritized, pc, delayed, marker, meta, events.
+
+-- Moves delayed jobs that are due at `now` to wait or prioritized, 1000 per call.
+local function promoteDueJobs(k, base, now, maxLen)
+  local due = redis.call("ZRANGEBYSCORE", k.delayed, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
+  if #due == 0 then
+    return
+  end
+  for _, jobId in ipairs(due) do
+    local jobKey = base .. jobId
+    redis.call("ZREM", k.delayed, jobId)
+    local fields = redis.call("HMGET", jobKey, "priority", "opts")
+    local priority = tonumber(fields[1]) or 0
+    -- a promoted job joins the back of its lane, as in BullMQ
+    pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
+    redis.call("HSET", jobKey, "delay", 0)
+    redis.call("XADD", k.events, "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
+  end
+  if not isPausedOrMaxed(k.meta, k.active) then
+    addReadyMarker(k.marker)
+  end
+end
+
+-- The due time (ms) of the earliest delayed job, or 0.
+local function nextDelayedTime(k)
+  local first = redis.call("ZRANGE", k.delayed, 0, 0, "WITHSCORES")
+  if first[2] then
+    return math.floor(tonumber(first[2]) / 4096)
+  end
+  return 0
+end
+
+-- Returns {fields, jobId, 0, nextDelayed}, or {0, 0, 0, nextDelayed} when no job can be taken.
+local function fetchJob(k, base, now, token, lockMs, workerName, maxLen)
+  promoteDueJobs(k, base, now, maxLen)
+  if isPausedOrMaxed(k.meta, k.active) then
+    return {0, 0, 0, 0}
+  end
+  local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  -- skip legacy "0:" delay markers that old versions left in wait
+  while jobId and string.sub(jobId, 1, 2) == "0:" do
+    redis.call("LREM", k.active, 1, jobId)
+    jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  end
+  if not jobId then
+    local popped = redis.call("ZPOPMIN", k.prioritized)
+    if popped[1] then
+      jobId = popped[1]
+      redis.call("LPUSH", k.active, jobId)
+    else
+      redis.call("DEL", k.pc)
+      return {0, 0, 0, nextDelayedTime(k)}
+    end
+  end
+  local jobKey = base .. jobId
+  if not takeLock(jobKey .. ":lock", token, lockMs) then
+    -- another owner's lock is live: leave the job in active; the stalled check requeues it once that lock expires
+    return {0, 0, 0, 0}
+  end
+  redis.call("XADD", k.events, "MAXLEN", "~", maxLen, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  if workerName ~= "" then
+    redis.call("HSET", jobKey, "processedOn", now, "pb", workerName)
+  else
+    redis.call("HSET", jobKey, "processedOn", now)
+  end
+  redis.call("HINCRBY", jobKey, "ats", 1)
+  -- chain wake-up: another sleeping worker may take the next job
+  if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
+    addReadyMarker(k.marker)
+  end
+  return {redis.call("HGETALL", jobKey), jobId, 0, 0}
+end

@@ -1,0 +1,36 @@
+-- Shared helpers: pause/maxed checks, wake-up markers, the events stream length.
+
+-- True while the queue is paused, or while a global concurrency is set and reached.
+local function isPausedOrMaxed(metaKey, activeKey)
+  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
+  if meta[1] then
+    return true
+  end
+  if meta[2] then
+    return redis.call("LLEN", activeKey) >= tonumber(meta[2])
+  end
+  return false
+end
+
+-- Member "0" (score 0) tells a blocked worker that a job is ready.
+local function addReadyMarker(markerKey)
+  redis.call("ZADD", markerKey, 0, "0")
+end
+
+-- Member "1" carries the due time (ms) of the earliest delayed job.
+local function addDelayMarker(markerKey, delayedKey)
+  local first = redis.call("ZRANGE", delayedKey, 0, 0, "WITHSCORES")
+  if first[2] then
+    redis.call("ZADD", markerKey, math.floor(tonumber(first[2]) / 4096), "1")
+  end
+end
+
+-- The stream's approximate cap, written lazily with BullMQ's default when no producer set it.
+local function maxEvents(metaKey)
+  local n = redis.call("HGET", metaKey, "opts.maxLenEvents")
+  if not n then
+    redis.call("HSET", metaKey, "opts.maxLenEvents", 10000)
+    return 10000
+  end
+  return tonumber(n)
+end

@@ -1,0 +1,54 @@
+-- moveStalledJobsToWait: requeues active jobs whose lock expired since the previous check. Throttled across all
+-- workers by the stalled-check key. A job past maxStalledCount is marked (defa) so the next worker fails it.
+-- KEYS[1] stalled
+-- KEYS[2] wait
+-- KEYS[3] active
+-- KEYS[4] stalled-check
+-- KEYS[5] meta
+-- KEYS[6] events
+-- KEYS[7] marker
+-- ARGV[1] key base
+-- ARGV[2] now (ms)
+-- ARGV[3] maxStalledCount
+-- ARGV[4] stalled interval (ms)
+-- Returns the ids moved back to wait.
+--@include queueState
+
+if redis.call("EXISTS", KEYS[4]) == 1 then
+  return {}
+end
+redis.call("SET", KEYS[4], ARGV[2], "PX", ARGV[4])
+local maxLen = maxEvents(KEYS[5])
+redis.call("XTRIM", KEYS[6], "MAXLEN", "~", maxLen)
+
+local base = ARGV[1]
+local maxStalled = tonumber(ARGV[3])
+local moved = {}
+local candidates = redis.call("SMEMBERS", KEYS[1])
+for _, jobId in ipairs(candidates) do
+  local jobKey = base .. jobId
+  if redis.call("EXISTS", jobKey .. ":lock") == 0 and redis.call("LREM", KEYS[3], 1, jobId) > 0 then
+    if redis.call("EXISTS", jobKey) == 1 then
+      local count = redis.call("HINCRBY", jobKey, "stc", 1)
+      if count > maxStalled then
+        redis.call("HSET", jobKey, "defa", "job stalled more than allowable limit")
+      end
+      -- the front of the queue: a stalled job runs next
+      redis.call("RPUSH", KEYS[2], jobId)
+      redis.call("XADD", KEYS[6], "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId, "prev", "active")
+      redis.call("XADD", KEYS[6], "MAXLEN", "~", maxLen, "*", "event", "stalled", "jobId", jobId)
+      moved[#moved + 1] = jobId
+    end
+  end
+end
+if #moved > 0 and not isPausedOrMaxed(KEYS[5], KEYS[3]) then
+  addReadyMarker(KEYS[7])
+end
+
+-- the next pass looks at the jobs active now
+redis.call("DEL", KEYS[1])
+local active = redis.call("LRANGE", KEYS[3], 0, -1)
+for i = 1, #active, 7000 do
+  redis.call("SADD", KEYS[1], unpack(active, i, math.min(i + 6999, #active)))
+end
+return moved

@@ -1,0 +1,48 @@
+-- moveToDelayed: an active job waits until a given time, for a backoff retry or on the processor's request.
+-- KEYS[1] active
+-- KEYS[2] delayed
+-- KEYS[3] marker
+-- KEYS[4] meta
+-- KEYS[5] events
+-- KEYS[6] stalled
+-- ARGV[1] key base
+-- ARGV[2] job id
+-- ARGV[3] lock token
+-- ARGV[4] due time (ms)
+-- ARGV[5] delay (ms), stored in the job's "delay" field
+-- ARGV[6] "1" to count a failed attempt (a backoff retry), "0" for a processor's own move
+-- ARGV[7] failed reason, or "" to leave as is
+-- ARGV[8] stacktrace (JSON array), or ""
+-- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active.
+--@include queueState
+--@include readyJob
+--@include lockCheck
+
+local base, jobId = ARGV[1], ARGV[2]
+local jobKey = base .. jobId
+if redis.call("EXISTS", jobKey) == 0 then
+  return -1
+end
+local lock = checkAndReleaseLock(jobKey, KEYS[6], jobId, ARGV[3])
+if lock ~= 0 then
+  return lock
+end
+if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
+  return -3
+end
+local runAt = tonumber(ARGV[4])
+if ARGV[6] == "1" then
+  redis.call("HINCRBY", jobKey, "atm", 1)
+end
+redis.call("HSET", jobKey, "delay", ARGV[5])
+if ARGV[7] ~= "" then
+  redis.call("HSET", jobKey, "failedReason", ARGV[7])
+end
+if ARGV[8] ~= "" then
+  redis.call("HSET", jobKey, "stacktrace", ARGV[8])
+end
+redis.call("ZADD", KEYS[2], delayedScore(KEYS[2], runAt), jobId)
+redis.call("XADD", KEYS[5], "MAXLEN", "~", maxEvents(KEYS[4]), "*", "event", "delayed", "jobId", jobId,
+  "delay", runAt)
+addDelayMarker(KEYS[3], KEYS[2])
+return 0

@@ -1,0 +1,113 @@
+-- moveToFinished: completes or fails an active job for its lock owner, trims finished jobs, and may take the
+-- next job in the same call.
+-- KEYS[1] active
+-- KEYS[2] completed or failed (the target set)
+-- KEYS[3] events
+-- KEYS[4] stalled
+-- KEYS[5] meta
+-- KEYS[6] wait
+-- KEYS[7] prioritized
+-- KEYS[8] pc
+-- KEYS[9] delayed
+-- KEYS[10] marker
+-- ARGV[1] key base
+-- ARGV[2] job id
+-- ARGV[3] lock token
+-- ARGV[4] now (ms), the finishedOn time
+-- ARGV[5] "completed" or "failed"
+-- ARGV[6] return value (JSON) or failed reason (plain text)
+-- ARGV[7] stacktrace (JSON array), or "" to leave as is
+-- ARGV[8] keep count (-1 keeps all, 0 removes the job at once)
+-- ARGV[9] keep age (seconds, 0 = any age)
+-- ARGV[10] attempts allowed (for retries-exhausted)
+-- ARGV[11] "1" to take the next job
+-- ARGV[12] token for the next job
+-- ARGV[13] lock duration (ms)
+-- ARGV[14] worker name, or ""
+-- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active), else a fetch result
+-- {fields, jobId, 0, 0} or {0, 0, 0, nextDelayedMs}.
+--@include queueState
+--@include readyJob
+--@include takeLock
+--@include lockCheck
+--@include removeJobKeys
+--@include fetchJob
+
+local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
+local now = tonumber(ARGV[4])
+local jobKey = base .. jobId
+if redis.call("EXISTS", jobKey) == 0 then
+  return {-1}
+end
+local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
+if lock ~= 0 then
+  return {lock}
+end
+if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
+  return {-3}
+end
+
+local maxLen = maxEvents(KEYS[5])
+redis.call("XTRIM", KEYS[3], "MAXLEN", "~", maxLen)
+local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
+local completed = ARGV[5] == "completed"
+local keepCount = tonumber(ARGV[8])
+local keepAge = tonumber(ARGV[9])
+
+if keepCount == 0 then
+  removeJobKeys(jobKey)
+else
+  redis.call("ZADD", KEYS[2], now, jobId)
+  if completed then
+    redis.call("HSET", jobKey, "returnvalue", ARGV[6], "finishedOn", now)
+  else
+    redis.call("HSET", jobKey, "failedReason", ARGV[6], "finishedOn", now)
+    redis.call("HDEL", jobKey, "defa")
+  end
+  if ARGV[7] ~= "" then
+    redis.call("HSET", jobKey, "stacktrace", ARGV[7])
+  end
+  -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
+  if keepAge > 0 then
+    local old = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", now - keepAge * 1000, "LIMIT", 0, 1000)
+    for _, id in ipairs(old) do
+      removeJobKeys(base .. id)
+    end
+    if #old > 0 then
+      redis.call("ZREM", KEYS[2], unpack(old))
+    end
+  end
+  if keepCount > 0 then
+    local extra = redis.call("ZREVRANGE", KEYS[2], keepCount, keepCount + 999)
+    for _, id in ipairs(extra) do
+      removeJobKeys(base .. id)
+    end
+    if #extra > 0 then
+      redis.call("ZREM", KEYS[2], unpack(extra))
+    end
+  end
+end
+
+if completed then
+  redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "completed", "jobId", jobId,
+    "returnvalue", ARGV[6], "prev", "active")
+else
+  redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "failed", "jobId", jobId,
+    "failedReason", ARGV[6], "prev", "active")
+  if attemptsMade >= tonumber(ARGV[10]) then
+    redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "retries-exhausted", "jobId", jobId,
+      "attemptsMade", attemptsMade)
+  end
+end
+
+local k = {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
+  marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}
+local result = {0, 0, 0, 0}
+if ARGV[11] == "1" then
+  result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], maxLen)
+end
+if result[2] == 0 and result[3] == 0 and result[4] == 0 and redis.call("LLEN", KEYS[6]) == 0
+    and redis.call("LLEN", KEYS[1]) == 0 and redis.call("ZCARD", KEYS[7]) == 0 then
+  redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "drained")
+end
+return result

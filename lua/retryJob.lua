@@ -1,0 +1,45 @@
+-- retryJob: a failed attempt retried at once: the active job goes back to wait (or prioritized) for its owner.
+-- KEYS[1] active
+-- KEYS[2] wait
+-- KEYS[3] prioritized
+-- KEYS[4] pc
+-- KEYS[5] marker
+-- KEYS[6] meta
+-- KEYS[7] events
+-- KEYS[8] stalled
+-- ARGV[1] key base
+-- ARGV[2] job id
+-- ARGV[3] lock token
+-- ARGV[4] failed reason
+-- ARGV[5] stacktrace (JSON array), or ""
+-- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active.
+--@include queueState
+--@include readyJob
+--@include lockCheck
+
+local base, jobId = ARGV[1], ARGV[2]
+local jobKey = base .. jobId
+if redis.call("EXISTS", jobKey) == 0 then
+  return -1
+end
+local lock = checkAndReleaseLock(jobKey, KEYS[8], jobId, ARGV[3])
+if lock ~= 0 then
+  return lock
+end
+if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
+  return -3
+end
+redis.call("HINCRBY", jobKey, "atm", 1)
+redis.call("HSET", jobKey, "failedReason", ARGV[4])
+if ARGV[5] ~= "" then
+  redis.call("HSET", jobKey, "stacktrace", ARGV[5])
+end
+local fields = redis.call("HMGET", jobKey, "priority", "opts")
+local lifo = fields[2] and string.find(fields[2], '"lifo":true', 1, true) ~= nil
+pushReady(KEYS[2], KEYS[3], KEYS[4], jobId, fields[1], lifo)
+redis.call("XADD", KEYS[7], "MAXLEN", "~", maxEvents(KEYS[6]), "*", "event", "waiting", "jobId", jobId,
+  "prev", "active")
+if not isPausedOrMaxed(KEYS[6], KEYS[1]) then
+  addReadyMarker(KEYS[5])
+end
+return 0

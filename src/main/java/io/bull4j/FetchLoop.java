@@ -1,0 +1,194 @@
+package io.bull4j;
+
+import io.bull4j.internal.redis.Await;
+import io.bull4j.internal.redis.DedicatedConnection;
+import io.bull4j.internal.script.FetchedJob;
+import io.bull4j.internal.script.MoveToActive;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}); when the queue is empty it
+ * blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or the next
+ * delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
+ */
+final class FetchLoop implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(FetchLoop.class);
+    private static final long ERROR_PAUSE_MS = 1000;
+
+    private final QueueContext ctx;
+    private final WorkerOptions opts;
+    private final Slots slots;
+    private final JobRunner runner;
+    private final ListenerBus bus;
+    private final Worker.Tokens tokens;
+    private final String clientName;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Object pauseLock = new Object();
+    private volatile boolean stopping;
+    private volatile boolean paused;
+    private volatile DedicatedConnection blocking;
+
+    FetchLoop(QueueContext ctx, WorkerOptions opts, Slots slots, JobRunner runner, ListenerBus bus,
+              Worker.Tokens tokens) {
+        this.ctx = ctx;
+        this.opts = opts;
+        this.slots = slots;
+        this.runner = runner;
+        this.bus = bus;
+        this.tokens = tokens;
+        String base64 = Base64.getEncoder().encodeToString(ctx.name().getBytes(StandardCharsets.UTF_8));
+        // the client name BullMQ's getWorkers() looks for
+        this.clientName = ctx.keys.prefix() + ":" + base64 + (opts.name() != null ? ":w:" + opts.name() : "");
+    }
+
+    @Override
+    public void run() {
+        boolean drained = false;
+        long nextDelayed = 0;
+        try {
+            while (!stopping) {
+                if (!awaitResumed() || !slots.acquire()) {
+                    break;
+                }
+                boolean handedOff = false;
+                try {
+                    if (drained) {
+                        waitForJob(nextDelayed);
+                        if (stopping || paused) {
+                            continue;
+                        }
+                    }
+                    String token = tokens.next();
+                    FetchedJob f = ctx.await(MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), token,
+                            opts.lockDuration().toMillis(), opts.name()), "moveToActive");
+                    if (f.isPresent()) {
+                        drained = false;
+                        runner.dispatch(f, token);
+                        handedOff = true;
+                    } else {
+                        if (!drained) {
+                            bus.emit(WorkerListener::onDrained);
+                        }
+                        drained = true;
+                        nextDelayed = f.nextDelayedMs();
+                    }
+                } catch (RuntimeException e) {
+                    if (stopping) {
+                        break;
+                    }
+                    log.warn("fetch failed on queue {}; retrying in {} ms", ctx.name(), ERROR_PAUSE_MS, e);
+                    bus.emit(l -> l.onError(e));
+                    resetBlocking();
+                    pauseAfterError();
+                } finally {
+                    if (!handedOff) {
+                        slots.release();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            resetBlocking();
+            stopped.countDown();
+        }
+    }
+
+    /** Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. */
+    private void waitForJob(long nextDelayedMs) {
+        long timeoutMs = opts.drainDelay().toMillis();
+        if (nextDelayedMs > 0) {
+            long untilDue = nextDelayedMs - ctx.now();
+            if (untilDue <= 0) {
+                return;
+            }
+            timeoutMs = Math.min(timeoutMs, untilDue);
+        }
+        if (stopping || paused) {
+            return;
+        }
+        DedicatedConnection c = blockingConnection();
+        double seconds = Math.max(timeoutMs, 1) / 1000.0;
+        try {
+            Await.result(c.commands().bzpopmin(seconds, ctx.keys.marker()),
+                    Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
+        } catch (RedisException e) {
+            if (stopping || paused) {
+                return;
+            }
+            // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
+            throw e;
+        }
+    }
+
+    private DedicatedConnection blockingConnection() {
+        DedicatedConnection c = blocking;
+        if (c == null) {
+            c = ctx.link.openDedicated(clientName);
+            blocking = c;
+        }
+        return c;
+    }
+
+    /** Closing the blocking connection ends a BZPOPMIN in flight at once. */
+    private void resetBlocking() {
+        DedicatedConnection c = blocking;
+        blocking = null;
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    private boolean awaitResumed() throws InterruptedException {
+        synchronized (pauseLock) {
+            while (paused && !stopping) {
+                pauseLock.wait();
+            }
+        }
+        return !stopping;
+    }
+
+    private void pauseAfterError() throws InterruptedException {
+        synchronized (pauseLock) {
+            if (!stopping) {
+                pauseLock.wait(ERROR_PAUSE_MS);
+            }
+        }
+    }
+
+    boolean isPaused() {
+        return paused;
+    }
+
+    void pause() {
+        paused = true;
+        resetBlocking();
+    }
+
+    void resume() {
+        synchronized (pauseLock) {
+            paused = false;
+            pauseLock.notifyAll();
+        }
+    }
+
+    void stop() {
+        stopping = true;
+        slots.stop();
+        synchronized (pauseLock) {
+            pauseLock.notifyAll();
+        }
+        resetBlocking();
+    }
+
+    boolean awaitStopped(Duration timeout) throws InterruptedException {
+        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+}

@@ -1,0 +1,243 @@
+package io.bull4j;
+
+import io.bull4j.internal.codec.Json;
+import io.bull4j.internal.script.FetchedJob;
+import io.bull4j.internal.script.MoveToDelayed;
+import io.bull4j.internal.script.MoveToFinished;
+import io.bull4j.internal.script.MoveToWait;
+import io.bull4j.internal.script.RetryJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs fetched jobs on the processor executor and writes their outcome. Finishing a job also fetches the next
+ * one in the same Redis call, which then runs on the same thread and slot: a busy worker makes about one round
+ * trip per job. A job fetched while the worker is closing is given back to wait unstarted.
+ */
+final class JobRunner {
+    private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+
+    private final QueueContext ctx;
+    private final WorkerOptions opts;
+    private final Processor processor;
+    private final ExecutorService executor;
+    private final Slots slots;
+    private final LockRenewer locks;
+    private final ListenerBus bus;
+    private final Worker.Tokens tokens;
+    private final Map<String, Thread> running = new ConcurrentHashMap<>();
+    private final AtomicInteger finished = new AtomicInteger();
+    private volatile boolean closing;
+    private volatile boolean paused;
+
+    JobRunner(QueueContext ctx, WorkerOptions opts, Processor processor, ExecutorService executor, Slots slots,
+              LockRenewer locks, ListenerBus bus, Worker.Tokens tokens) {
+        this.ctx = ctx;
+        this.opts = opts;
+        this.processor = processor;
+        this.executor = executor;
+        this.slots = slots;
+        this.locks = locks;
+        this.bus = bus;
+        this.tokens = tokens;
+    }
+
+    /** Takes over the caller's slot for the job and its chain of fetched successors. */
+    void dispatch(FetchedJob fetched, String token) {
+        locks.track(fetched.id(), token);
+        try {
+            executor.execute(() -> runChain(fetched, token));
+        } catch (RejectedExecutionException e) {
+            giveBack(fetched.id(), token);
+            slots.release();
+        }
+    }
+
+    private void runChain(FetchedJob fetched, String token) {
+        try {
+            while (fetched != null && fetched.isPresent()) {
+                if (closing) {
+                    giveBack(fetched.id(), token);
+                    return;
+                }
+                String nextToken = tokens.next();
+                fetched = runOne(new Job(ctx, fetched.id(), fetched.fields(), token), nextToken);
+                token = nextToken;
+                if (fetched != null && fetched.isPresent()) {
+                    locks.track(fetched.id(), token);
+                }
+            }
+        } finally {
+            slots.release();
+        }
+    }
+
+    /** Returns the next job fetched with {@code nextToken}, or null. */
+    private FetchedJob runOne(Job job, String nextToken) {
+        running.put(job.id(), Thread.currentThread());
+        try {
+            job.onProgress((j, p) -> bus.emit(l -> l.onProgress(j, p)));
+            bus.emit(l -> l.onActive(job));
+            Object result;
+            try {
+                if (job.deferredFailure() != null) {
+                    throw new UnrecoverableException(job.deferredFailure());
+                }
+                result = processor.process(job);
+            } catch (Exception | Error e) {
+                Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows
+                return fail(job, e);
+            }
+            Thread.interrupted();
+            return complete(job, result, nextToken);
+        } catch (RuntimeException e) {
+            log.warn("could not record the outcome of job {} on queue {}", job.id(), ctx.name(), e);
+            bus.emit(l -> l.onError(e));
+            return null;
+        } finally {
+            running.remove(job.id());
+            locks.untrack(job.id());
+            finished.incrementAndGet();
+        }
+    }
+
+    private FetchedJob complete(Job job, Object result, String nextToken) {
+        String json;
+        try {
+            json = Json.write(ctx.mapper, result, "returnvalue");
+        } catch (ValidationException e) {
+            return fail(job, e);
+        }
+        MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
+                opts.removeOnComplete()));
+        r.nextToken = fetchNext() ? nextToken : null;
+        FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToCompleted");
+        bus.emit(l -> l.onCompleted(job, result));
+        return next;
+    }
+
+    private FetchedJob fail(Job job, Throwable error) {
+        if (error instanceof DelayedException) {
+            return null; // the processor moved its job to delayed itself
+        }
+        String reason = error.getMessage() != null ? error.getMessage() : error.getClass().getName();
+        String stack = stacktrace(job, error);
+        int attemptsMade = job.attemptsMade() + 1;
+        if (!(error instanceof UnrecoverableException) && attemptsMade < job.opts().attempts()) {
+            Duration delay = backoff(job, attemptsMade, error);
+            if (delay != null) {
+                if (delay.isZero()) {
+                    ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), job.token(), reason, stack), "retryJob");
+                } else {
+                    long due = ctx.now() + delay.toMillis();
+                    ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(), job.token(), due,
+                            delay.toMillis(), reason, stack), "moveToDelayed");
+                }
+                bus.emit(l -> l.onFailed(job, error));
+                return null;
+            }
+        }
+        MoveToFinished.Request r = finishRequest(job, false, reason, keep(job.opts().removeOnFail(),
+                opts.removeOnFail()));
+        r.stacktrace = stack;
+        ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
+        bus.emit(l -> l.onFailed(job, error));
+        return null;
+    }
+
+    /** The wait before a retry, or null to fail now. */
+    private Duration backoff(Job job, int attemptsMade, Throwable error) {
+        Backoff b = job.opts().backoff();
+        if (b == null) {
+            return Duration.ZERO;
+        }
+        if (b.isBuiltIn()) {
+            return b.delayFor(attemptsMade, ThreadLocalRandom.current().nextDouble());
+        }
+        BackoffStrategy strategy = opts.backoffStrategy();
+        if (strategy == null) {
+            log.warn("job {} has backoff type '{}' but the worker has no backoffStrategy; failing it", job.id(),
+                    b.type());
+            return null;
+        }
+        Duration d = strategy.delay(attemptsMade, b.type(), error, job);
+        return d == null || d.isNegative() ? null : d;
+    }
+
+    private MoveToFinished.Request finishRequest(Job job, boolean completed, String value, KeepJobs keep) {
+        MoveToFinished.Request r = new MoveToFinished.Request();
+        r.jobId = job.id();
+        r.token = job.token();
+        r.now = ctx.now();
+        r.completed = completed;
+        r.value = value;
+        r.keepCount = keep.count();
+        r.keepAgeSeconds = keep.age() == null ? 0 : keep.age().toSeconds();
+        r.attempts = job.opts().attempts();
+        r.lockMs = opts.lockDuration().toMillis();
+        r.workerName = opts.name();
+        return r;
+    }
+
+    private static KeepJobs keep(KeepJobs own, KeepJobs workerDefault) {
+        return own != null ? own : workerDefault != null ? workerDefault : KeepJobs.all();
+    }
+
+    /** The job's stack traces with this failure appended, limited by its stackTraceLimit, as JSON. */
+    private String stacktrace(Job job, Throwable error) {
+        List<String> stack = job.stacktrace();
+        StringWriter w = new StringWriter();
+        error.printStackTrace(new PrintWriter(w));
+        stack.add(w.toString());
+        Integer limit = job.opts().stackTraceLimit();
+        if (limit != null) {
+            stack = stack.subList(Math.max(0, stack.size() - limit), stack.size());
+        }
+        return Json.write(ctx.mapper, stack, "stacktrace");
+    }
+
+    private boolean fetchNext() {
+        return !closing && !paused;
+    }
+
+    private void giveBack(String jobId, String token) {
+        try {
+            ctx.await(MoveToWait.run(ctx.scripts(), ctx.keys, jobId, token), "moveToWait");
+        } catch (RuntimeException e) {
+            log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
+        } finally {
+            locks.untrack(jobId);
+        }
+    }
+
+    void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    void startClosing() {
+        closing = true;
+    }
+
+    int finishedCount() {
+        return finished.get();
+    }
+
+    int runningCount() {
+        return running.size();
+    }
+
+    void interruptAll() {
+        running.values().forEach(Thread::interrupt);
+    }
+}

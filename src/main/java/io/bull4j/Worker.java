@@ -1,0 +1,232 @@
+package io.bull4j;
+
+import io.bull4j.internal.keys.QueueKeys;
+import io.bull4j.internal.redis.RedisLink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Consumes a queue: fetches jobs, runs the {@link Processor} on each, and records the outcome, with
+ * at-least-once delivery. Each job is locked with a token while it runs; the lock is renewed, and a job whose
+ * worker dies is recovered by the stalled check of another.
+ *
+ * <pre>{@code
+ * Worker worker = new Worker("emails", job -> {
+ *     send(job.data(Email.class));
+ *     return Map.of("deliveredAt", Instant.now().toString());
+ * }, WorkerOptions.builder().concurrency(10).build());
+ * ...
+ * worker.close(); // waits for running jobs
+ * }</pre>
+ *
+ * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for
+ * listeners, and the processor executor. Thread-safe. {@link #close()} is idempotent.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+    private final WorkerOptions opts;
+    private final QueueContext ctx;
+    private final boolean ownsConnection;
+    private final ExecutorService executor;
+    private final boolean ownsExecutor;
+    private final ListenerBus bus;
+    private final Slots slots;
+    private final LockRenewer locks;
+    private final StalledChecker stalled;
+    private final JobRunner runner;
+    private final FetchLoop fetch;
+    private final ScheduledExecutorService scheduler;
+    private final Object lifecycle = new Object();
+    private Thread fetchThread;
+    private boolean started;
+    private boolean closed;
+
+    public Worker(String queueName, Processor processor) {
+        this(queueName, processor, WorkerOptions.DEFAULTS);
+    }
+
+    public Worker(String queueName, Processor processor, WorkerOptions options) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        ValidationException.check(options != null, "options", "must not be null");
+        QueueKeys keys = new QueueKeys(options.prefix(), queueName);
+        this.opts = options;
+        this.ownsConnection = options.connection() == null;
+        Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
+        RedisLink link = connection.link();
+        this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
+        this.ownsExecutor = options.executor() == null;
+        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency()) : options.executor();
+        this.bus = new ListenerBus(queueName);
+        this.slots = new Slots(options.concurrency());
+        this.locks = new LockRenewer(ctx, options.lockDuration().toMillis(), bus);
+        this.stalled = new StalledChecker(ctx, options.maxStalledCount(), options.stalledInterval().toMillis(), bus);
+        Tokens tokens = new Tokens();
+        this.runner = new JobRunner(ctx, options, processor, executor, slots, locks, bus, tokens);
+        this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bull4j-scheduler-" + queueName);
+            t.setDaemon(true);
+            return t;
+        });
+        if (options.autorun()) {
+            run();
+        }
+    }
+
+    /** Starts processing; the constructor already did unless {@code autorun} is false. */
+    public void run() {
+        synchronized (lifecycle) {
+            if (closed) {
+                throw new Bull4jException("worker is closed");
+            }
+            if (started) {
+                throw new Bull4jException("worker is already running");
+            }
+            started = true;
+            long renewMs = opts.lockRenewTime().toMillis();
+            scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
+            long stalledMs = opts.stalledInterval().toMillis();
+            scheduler.scheduleWithFixedDelay(stalled::check, 0, stalledMs, TimeUnit.MILLISECONDS);
+            fetchThread = new Thread(fetch, "bull4j-fetch-" + ctx.name());
+            fetchThread.start();
+        }
+    }
+
+    /** Adds a listener; see {@link WorkerListener} for the thread it runs on. */
+    public Worker addListener(WorkerListener listener) {
+        bus.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    public void removeListener(WorkerListener listener) {
+        bus.remove(listener);
+    }
+
+    public String queueName() {
+        return ctx.name();
+    }
+
+    public boolean isRunning() {
+        synchronized (lifecycle) {
+            return started && !closed;
+        }
+    }
+
+    /** Stops taking new jobs; running jobs go on. */
+    public void pause() {
+        runner.setPaused(true);
+        fetch.pause();
+    }
+
+    public void resume() {
+        runner.setPaused(false);
+        fetch.resume();
+    }
+
+    public boolean isPaused() {
+        return fetch.isPaused();
+    }
+
+    /** Jobs running now. */
+    public int activeCount() {
+        return slots.inUse();
+    }
+
+    /**
+     * Stops taking jobs and waits up to {@code timeout} for the running ones to finish. The worker stays paused
+     * afterwards; {@link #resume()} takes jobs again.
+     */
+    public DrainResult drain(Duration timeout) {
+        ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
+        int before = runner.finishedCount();
+        pause();
+        boolean idle = awaitIdle(timeout.toMillis());
+        return new DrainResult(runner.finishedCount() - before, runner.runningCount(), !idle);
+    }
+
+    /** Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs. */
+    @Override
+    public void close() {
+        closeWithin(null);
+    }
+
+    /**
+     * Like {@link #close()}, but after {@code timeout} the running jobs' threads are interrupted. Their locks
+     * are never released early: a job that still does not end keeps its lock until it expires, and is then
+     * recovered as stalled.
+     */
+    public void close(Duration timeout) {
+        ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
+        closeWithin(timeout);
+    }
+
+    private void closeWithin(Duration timeout) {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        runner.startClosing();
+        fetch.stop();
+        try {
+            awaitFetchStopped();
+            if (!awaitIdle(timeout == null ? -1 : timeout.toMillis())) {
+                log.info("worker on {}: interrupting {} running job(s) after {}", ctx.name(), runner.runningCount(),
+                        timeout);
+                runner.interruptAll();
+                if (!awaitIdle(opts.lockDuration().toMillis())) {
+                    log.warn("worker on {}: {} job(s) ignored interruption; their locks will expire and they will "
+                            + "be recovered as stalled", ctx.name(), runner.runningCount());
+                }
+            }
+        } finally {
+            scheduler.shutdownNow();
+            if (ownsExecutor) {
+                executor.shutdownNow();
+            }
+            bus.emit(WorkerListener::onClosed);
+            bus.close();
+            if (ownsConnection) {
+                ctx.link.close();
+            }
+        }
+    }
+
+    private void awaitFetchStopped() {
+        try {
+            fetch.awaitStopped(opts.drainDelay().plus(ctx.link.commandTimeout()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean awaitIdle(long millis) {
+        try {
+            return slots.awaitIdle(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Lock tokens {@code <workerId>:<n>}, as BullMQ's workers make them. */
+    static final class Tokens {
+        private final String workerId = UUID.randomUUID().toString();
+        private final AtomicLong n = new AtomicLong();
+
+        String next() {
+            return workerId + ":" + n.incrementAndGet();
+        }
+    }
+}

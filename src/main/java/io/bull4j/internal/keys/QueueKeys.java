@@ -1,0 +1,93 @@
+package io.bull4j.internal.keys;
+
+import io.bull4j.ValidationException;
+
+import java.util.Objects;
+
+/**
+ * The one place Redis key names are built, following BullMQ's layout: every key of queue {@code Q} under prefix
+ * {@code P} is {@code "P:Q:" + suffix}, and a job's hash is {@code "P:Q:" + jobId}.
+ */
+public final class QueueKeys {
+    public static final String DEFAULT_PREFIX = "bull";
+
+    private final String prefix;
+    private final String name;
+    private final String base;
+
+    public QueueKeys(String prefix, String name) {
+        ValidationException.check(name != null && !name.isEmpty(), "queueName", "must not be empty");
+        ValidationException.check(name.indexOf(':') < 0, "queueName", "must not contain ':' (was \"" + name + "\")");
+        ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+        this.prefix = prefix;
+        this.name = name;
+        this.base = prefix + ":" + name + ":";
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** {@code P:Q:}, the string every key starts with; scripts build job keys from it. */
+    public String base() {
+        return base;
+    }
+
+    /** {@code P:Q}, the queue's qualified name. */
+    public String qualifiedName() {
+        return prefix + ":" + name;
+    }
+
+    public String waitList() { return base + "wait"; }
+    public String active() { return base + "active"; }
+    public String paused() { return base + "paused"; }
+    public String prioritized() { return base + "prioritized"; }
+    public String priorityCounter() { return base + "pc"; }
+    public String delayed() { return base + "delayed"; }
+    public String waitingChildren() { return base + "waiting-children"; }
+    public String completed() { return base + "completed"; }
+    public String failed() { return base + "failed"; }
+    public String stalled() { return base + "stalled"; }
+    public String stalledCheck() { return base + "stalled-check"; }
+    public String limiter() { return base + "limiter"; }
+    public String meta() { return base + "meta"; }
+    public String events() { return base + "events"; }
+    public String id() { return base + "id"; }
+    public String marker() { return base + "marker"; }
+
+    public String job(String jobId) {
+        return base + Objects.requireNonNull(jobId, "jobId");
+    }
+
+    public String lock(String jobId) {
+        return job(jobId) + ":lock";
+    }
+
+    public String logs(String jobId) {
+        return job(jobId) + ":logs";
+    }
+
+    /** The key of a state's set or list, for the state names BullMQ's getters accept. */
+    public String state(String state) {
+        switch (state) {
+            case "wait": case "waiting": return waitList();
+            case "active": return active();
+            case "paused": return paused();
+            case "prioritized": return prioritized();
+            case "delayed": return delayed();
+            case "completed": return completed();
+            case "failed": return failed();
+            case "waiting-children": return waitingChildren();
+            default: throw new ValidationException("state", "unknown state \"" + state + "\"");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return qualifiedName();
+    }
+}

@@ -1,0 +1,29 @@
+package io.bull4j.internal.redis;
+
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+/** A connection owned by one component (a worker's blocking fetch), closed by that component. */
+public final class DedicatedConnection implements AutoCloseable {
+    private final RedisLink link;
+    private final StatefulConnection<String, String> connection;
+    private final RedisClusterAsyncCommands<String, String> commands;
+
+    DedicatedConnection(RedisLink link, StatefulConnection<String, String> connection,
+                        RedisClusterAsyncCommands<String, String> commands) {
+        this.link = link;
+        this.connection = connection;
+        this.commands = commands;
+    }
+
+    public RedisClusterAsyncCommands<String, String> commands() {
+        return commands;
+    }
+
+    /** Closing fails any command in flight on it at once, which is how a blocked fetch is woken on close. */
+    @Override
+    public void close() {
+        link.forget(this);
+        connection.closeAsync();
+    }
+}

@@ -1,0 +1,162 @@
+package io.bull4j.internal.redis;
+
+import io.bull4j.RedisException;
+import io.bull4j.internal.script.ScriptRunner;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The connection layer: one Lettuce client, one shared multiplexed connection for ordinary commands, and
+ * dedicated connections for blocking commands. All Lettuce clients and connections are built here.
+ * Code above it sees only {@link RedisClusterAsyncCommands}, which standalone and Cluster connections share.
+ */
+public final class RedisLink implements AutoCloseable {
+    private final AbstractRedisClient client;
+    private final boolean ownsClient;
+    private final Duration commandTimeout;
+    private final StatefulConnection<String, String> shared;
+    private final RedisClusterAsyncCommands<String, String> commands;
+    private final ScriptRunner scripts;
+    private final String serverVersion;
+    private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    private RedisLink(AbstractRedisClient client, boolean ownsClient, Duration commandTimeout) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.commandTimeout = commandTimeout;
+        try {
+            this.shared = connect();
+        } catch (RuntimeException e) {
+            if (ownsClient) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+            throw Await.translate(e, "connect");
+        }
+        this.commands = asyncOf(shared);
+        this.scripts = new ScriptRunner(commands, commandTimeout);
+        this.serverVersion = RedisVersion.parse(Await.result(commands.info("server"), commandTimeout, "INFO"));
+        try {
+            RedisVersion.requireSupported(serverVersion);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Opens a client of our own from a URI; it is shut down by {@link #close()}. */
+    public static RedisLink open(String uri, Duration commandTimeout) {
+        RedisURI redisUri;
+        try {
+            redisUri = RedisURI.create(Objects.requireNonNull(uri, "uri"));
+        } catch (IllegalArgumentException e) {
+            throw new io.bull4j.ValidationException("uri", e.getMessage());
+        }
+        RedisClient client = RedisClient.create(redisUri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .build());
+        return new RedisLink(client, true, commandTimeout);
+    }
+
+    /** Uses a client the caller owns: bull4j closes the connections it opens on it, never the client. */
+    public static RedisLink using(RedisClient client, Duration commandTimeout) {
+        return new RedisLink(Objects.requireNonNull(client, "client"), false, commandTimeout);
+    }
+
+    public static RedisLink using(RedisClusterClient client, Duration commandTimeout) {
+        return new RedisLink(Objects.requireNonNull(client, "client"), false, commandTimeout);
+    }
+
+    private StatefulConnection<String, String> connect() {
+        if (client instanceof RedisClusterClient) {
+            return ((RedisClusterClient) client).connect(StringCodec.UTF8);
+        }
+        return ((RedisClient) client).connect(StringCodec.UTF8);
+    }
+
+    @SuppressWarnings("unchecked")
+    static RedisClusterAsyncCommands<String, String> asyncOf(StatefulConnection<String, String> connection) {
+        if (connection instanceof StatefulRedisClusterConnection) {
+            return ((StatefulRedisClusterConnection<String, String>) connection).async();
+        }
+        return ((StatefulRedisConnection<String, String>) connection).async();
+    }
+
+    public RedisClusterAsyncCommands<String, String> commands() {
+        return commands;
+    }
+
+    public ScriptRunner scripts() {
+        return scripts;
+    }
+
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    public String serverVersion() {
+        return serverVersion;
+    }
+
+    public boolean isCluster() {
+        return client instanceof RedisClusterClient;
+    }
+
+    /** A connection of its own, for a blocking command that must not hold up the shared one. */
+    public DedicatedConnection openDedicated(String clientName) {
+        if (closed) {
+            throw new RedisException("connection is closed", null, false);
+        }
+        StatefulConnection<String, String> connection;
+        try {
+            connection = connect();
+        } catch (RuntimeException e) {
+            throw Await.translate(e, "connect");
+        }
+        DedicatedConnection d = new DedicatedConnection(this, connection, asyncOf(connection));
+        dedicated.add(d);
+        if (clientName != null) {
+            // best effort: the name only serves getWorkers-style listings
+            d.commands().clientSetname(clientName);
+        }
+        return d;
+    }
+
+    void forget(DedicatedConnection d) {
+        dedicated.remove(d);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (DedicatedConnection d : dedicated) {
+            d.close();
+        }
+        shared.closeAsync();
+        if (ownsClient) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+}

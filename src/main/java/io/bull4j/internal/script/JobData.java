@@ -1,0 +1,46 @@
+package io.bull4j.internal.script;
+
+import io.bull4j.internal.keys.QueueKeys;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The job-data transitions (lua/updateProgress.lua, addLog.lua, updateData.lua, getState.lua): small writes and
+ * reads on one job that need to see whether the job exists in the same step.
+ */
+public final class JobData {
+    static final LuaScript PROGRESS = LuaScript.load("updateProgress");
+    static final LuaScript LOG = LuaScript.load("addLog");
+    static final LuaScript DATA = LuaScript.load("updateData");
+    static final LuaScript STATE = LuaScript.load("getState");
+
+    private JobData() {
+    }
+
+    public static CompletableFuture<Void> updateProgress(ScriptRunner runner, QueueKeys k, String jobId, String json) {
+        return runner.<Long>run(PROGRESS, ScriptOutputType.INTEGER, new String[] {k.job(jobId), k.events(), k.meta()},
+                jobId, json).thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "updateProgress"));
+    }
+
+    /** Returns the number of log lines after the append. */
+    public static CompletableFuture<Long> addLog(ScriptRunner runner, QueueKeys k, String jobId, String line,
+                                                 Integer keepLogs) {
+        return runner.<Long>run(LOG, ScriptOutputType.INTEGER, new String[] {k.job(jobId), k.logs(jobId)}, line,
+                keepLogs == null ? "" : keepLogs.toString()).thenApply(code -> {
+                    ScriptErrors.check(code, k.name(), jobId, "addLog");
+                    return code;
+                });
+    }
+
+    public static CompletableFuture<Void> updateData(ScriptRunner runner, QueueKeys k, String jobId, String json) {
+        return runner.<Long>run(DATA, ScriptOutputType.INTEGER, new String[] {k.job(jobId)}, json)
+                .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "updateData"));
+    }
+
+    /** BullMQ's state name, or "unknown". */
+    public static CompletableFuture<String> state(ScriptRunner runner, QueueKeys k, String jobId) {
+        return runner.run(STATE, ScriptOutputType.VALUE, new String[] {k.completed(), k.failed(), k.delayed(),
+                k.prioritized(), k.active(), k.waitList(), k.paused(), k.waitingChildren()}, jobId);
+    }
+}

@@ -1,0 +1,92 @@
+package io.bull4j.internal.script;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A Lua script from the classpath folder {@code lua/}. A line {@code --@include name} is replaced by the file
+ * {@code lua/include/name.lua}, so transitions can share helpers (Redis has no script-to-script calls).
+ * The header declares the keys as lines {@code -- KEYS[n] ...}; {@link #keyCount()} counts them.
+ */
+public final class LuaScript {
+    private static final Pattern INCLUDE = Pattern.compile("(?m)^--@include (\\S+)\\s*$");
+    private static final Pattern KEY_DECL = Pattern.compile("(?m)^--\\s+KEYS\\[(\\d+)]");
+    private static final ConcurrentHashMap<String, LuaScript> CACHE = new ConcurrentHashMap<>();
+
+    private final String name;
+    private final String source;
+    private final String sha;
+    private final int keyCount;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha = sha1(source);
+        int max = 0;
+        Matcher m = KEY_DECL.matcher(source);
+        while (m.find()) {
+            max = Math.max(max, Integer.parseInt(m.group(1)));
+        }
+        this.keyCount = max;
+    }
+
+    /** Loads {@code lua/<name>.lua} once per JVM. */
+    public static LuaScript load(String name) {
+        return CACHE.computeIfAbsent(name, n -> new LuaScript(n, expand(read("lua/" + n + ".lua"))));
+    }
+
+    private static String expand(String text) {
+        Matcher m = INCLUDE.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String included = expand(read("lua/include/" + m.group(1) + ".lua"));
+            m.appendReplacement(out, Matcher.quoteReplacement(included));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private static String read(String path) {
+        try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script resource " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + path, e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-1");
+            return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public String sha() {
+        return sha;
+    }
+
+    /** The number of KEYS the header declares; the runner checks every call against it. */
+    public int keyCount() {
+        return keyCount;
+    }
+}

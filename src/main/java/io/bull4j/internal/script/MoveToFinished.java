@@ -1,0 +1,57 @@
+package io.bull4j.internal.script;
+
+import io.bull4j.internal.keys.QueueKeys;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The finish transition (lua/moveToFinished.lua): completes or fails an active job for its lock owner, trims
+ * finished jobs by count and age, writes the events, and may take the next job in the same round trip.
+ */
+public final class MoveToFinished {
+    static final LuaScript SCRIPT = LuaScript.load("moveToFinished");
+
+    /** The arguments of one call; {@code nextToken} null means do not fetch the next job. */
+    public static final class Request {
+        public String jobId;
+        public String token;
+        public long now;
+        public boolean completed;
+        /** The return value as JSON, or the failed reason as plain text. */
+        public String value;
+        /** JSON array, or null to leave the stored one. */
+        public String stacktrace;
+        public int keepCount = -1;
+        public long keepAgeSeconds;
+        public int attempts;
+        public String nextToken;
+        public long lockMs;
+        public String workerName;
+    }
+
+    private MoveToFinished() {
+    }
+
+    static String[] keys(QueueKeys k, boolean completed) {
+        return new String[] {k.active(), completed ? k.completed() : k.failed(), k.events(), k.stalled(), k.meta(),
+                k.waitList(), k.prioritized(), k.priorityCounter(), k.delayed(), k.marker()};
+    }
+
+    public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, Request r) {
+        return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k, r.completed), k.base(), r.jobId,
+                r.token, Long.toString(r.now), r.completed ? "completed" : "failed", r.value,
+                r.stacktrace == null ? "" : r.stacktrace, Integer.toString(r.keepCount),
+                Long.toString(r.keepAgeSeconds), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
+                r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
+                r.workerName == null ? "" : r.workerName)
+                .thenApply(reply -> {
+                    if (reply.size() == 1) {
+                        throw ScriptErrors.error((Long) reply.get(0), k.name(), r.jobId,
+                                r.completed ? "moveToCompleted" : "moveToFailed");
+                    }
+                    return FetchedJob.parse(reply);
+                });
+    }
+}

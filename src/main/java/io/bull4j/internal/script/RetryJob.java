@@ -1,0 +1,26 @@
+package io.bull4j.internal.script;
+
+import io.bull4j.internal.keys.QueueKeys;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.concurrent.CompletableFuture;
+
+/** The immediate-retry transition (lua/retryJob.lua): an active job goes back to wait for its lock owner. */
+public final class RetryJob {
+    static final LuaScript SCRIPT = LuaScript.load("retryJob");
+
+    private RetryJob() {
+    }
+
+    static String[] keys(QueueKeys k) {
+        return new String[] {k.active(), k.waitList(), k.prioritized(), k.priorityCounter(), k.marker(), k.meta(),
+                k.events(), k.stalled()};
+    }
+
+    public static CompletableFuture<Void> run(ScriptRunner runner, QueueKeys k, String jobId, String token,
+                                              String failedReason, String stacktrace) {
+        return runner.<Long>run(SCRIPT, ScriptOutputType.INTEGER, keys(k), k.base(), jobId, token, failedReason,
+                stacktrace == null ? "" : stacktrace)
+                .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "retryJob"));
+    }
+}

@@ -1,0 +1,34 @@
+package io.bull4j.internal.script;
+
+import io.bull4j.JobException;
+import io.bull4j.JobException.Reason;
+
+/** Translates the negative codes our scripts return (BullMQ's numbering) into exceptions, in one place. */
+public final class ScriptErrors {
+    private ScriptErrors() {
+    }
+
+    public static void check(long code, String queue, String jobId, String command) {
+        if (code >= 0) {
+            return;
+        }
+        throw error(code, queue, jobId, command);
+    }
+
+    public static JobException error(long code, String queue, String jobId, String command) {
+        switch ((int) code) {
+            case -1: return new JobException(queue, jobId, Reason.JOB_NOT_FOUND,
+                    "Missing key for job " + jobId + ". " + command);
+            case -2: return new JobException(queue, jobId, Reason.LOCK_MISSING,
+                    "Missing lock for job " + jobId + ". " + command);
+            case -3: return new JobException(queue, jobId, Reason.NOT_IN_STATE,
+                    "Job " + jobId + " is not in the expected state. " + command);
+            case -6: return new JobException(queue, jobId, Reason.LOCK_MISMATCH,
+                    "Lock mismatch for job " + jobId + ". " + command);
+            case -8: return new JobException(queue, jobId, Reason.JOB_LOCKED,
+                    "Job " + jobId + " is locked by a worker. " + command);
+            default: return new JobException(queue, jobId, Reason.OTHER,
+                    "Unknown code " + code + " for job " + jobId + ". " + command);
+        }
+    }
+}

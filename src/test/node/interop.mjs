@@ -1,0 +1,148 @@
+// Drives the REAL bullmq from the Java interop tests (io.bull4j.support.NodeBullmq).
+// Contract: stdout carries only JSON, one object per line; everything else goes to stderr.
+// Usage: node interop.mjs <command> <redisUrl> <queue> [args...]  (see USAGE below)
+import { Queue, Worker, Job } from 'bullmq';
+
+const USAGE = `commands:
+  add     <url> <queue> <name> <dataJson> [optsJson]
+  process <url> <queue> <count> <returnValueJson> [workerOptsJson]
+  fail    <url> <queue> <count> <message>
+  getJob  <url> <queue> <id>
+  counts  <url> <queue>
+  hang    <url> <queue>`;
+const TIMEOUT_MS = 30_000; // overall bound for process/fail; exit code 2 when hit
+
+// why: a stray console.log (ours or a library's) must not corrupt the JSON stream
+console.log = (...args) => console.error(...args);
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+
+const [command, url, queueName, ...rest] = process.argv.slice(2);
+if (!command || !url || !queueName) {
+  console.error(USAGE);
+  process.exit(64);
+}
+const connection = { url };
+
+// Single-use helpers: every command opens what it needs and closes it before returning.
+async function withQueue(fn) {
+  const queue = new Queue(queueName, { connection });
+  try {
+    return await fn(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
+async function add(name, dataJson, optsJson) {
+  return withQueue(async (queue) => {
+    const job = await queue.add(name, JSON.parse(dataJson), optsJson ? JSON.parse(optsJson) : undefined);
+    out({ id: job.id, name: job.name, data: job.data, opts: job.opts });
+    return 0;
+  });
+}
+
+async function getJob(id) {
+  return withQueue(async (queue) => {
+    const job = await Job.fromId(queue, id);
+    if (!job) {
+      out({ missing: true });
+    } else {
+      out({ ...job.toJSON(), state: await job.getState(), returnvalue: job.returnvalue });
+    }
+    return 0;
+  });
+}
+
+async function counts() {
+  return withQueue(async (queue) => {
+    out(await queue.getJobCounts());
+    return 0;
+  });
+}
+
+// Runs a worker until `count` jobs reached `event`; `body` is the processor.
+// The worker starts closing as soon as the count-th job STARTS, so it does not fetch
+// (and then finish) extra jobs while we wait for the last event (concurrency 1 assumed).
+async function runWorker(count, event, body, workerOpts, line) {
+  return new Promise((resolve) => {
+    let started = 0;
+    let seen = 0;
+    let worker;
+    const finish = async (code) => {
+      clearTimeout(timer);
+      try {
+        await worker.close(code !== 0);
+      } catch (err) {
+        console.error('close failed:', err);
+      }
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      console.error(`timeout: ${seen}/${count} ${event} events after ${TIMEOUT_MS} ms`);
+      finish(2);
+    }, TIMEOUT_MS);
+    worker = new Worker(queueName, async (job) => {
+      if (++started >= count) {
+        worker.close().catch((err) => console.error('close failed:', err)); // not awaited: it waits for us
+      }
+      return body(job);
+    }, { ...workerOpts, connection });
+    worker.on('error', (err) => console.error('worker error:', err));
+    worker.on(event, (job, arg) => {
+      out(line(job, arg));
+      if (++seen >= count) {
+        finish(0);
+      }
+    });
+  });
+}
+
+async function processJobs(countStr, returnValueJson, workerOptsJson) {
+  const value = JSON.parse(returnValueJson);
+  const opts = workerOptsJson ? JSON.parse(workerOptsJson) : {};
+  return runWorker(Number(countStr), 'completed', async () => value, opts, (job, result) => ({
+    id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, returnvalue: result,
+  }));
+}
+
+async function failJobs(countStr, message) {
+  return runWorker(Number(countStr), 'failed', async () => { throw new Error(message); }, {}, (job, err) => ({
+    id: job?.id, attemptsMade: job?.attemptsMade, failedReason: job?.failedReason ?? err?.message,
+  }));
+}
+
+// Takes a job and never finishes it, so the Java test can SIGKILL us mid-job (stalled-job tests).
+async function hang() {
+  const worker = new Worker(queueName, async (job) => {
+    out({ started: job.id });
+    return new Promise(() => {});
+  }, { connection, lockDuration: 2000, stalledInterval: 1000 });
+  worker.on('error', (err) => console.error('worker error:', err));
+  return new Promise(() => {}); // runs until killed
+}
+
+const commands = {
+  add: () => add(...rest),
+  process: () => processJobs(...rest),
+  fail: () => failJobs(...rest),
+  getJob: () => getJob(...rest),
+  counts: () => counts(),
+  hang: () => hang(),
+};
+
+const run = commands[command];
+if (!run) {
+  console.error(`unknown command: ${command}\n${USAGE}`);
+  process.exit(64);
+}
+run().then(
+  (code) => { process.exitCode = code; },
+  (err) => { console.error(err?.stack ?? err); process.exitCode = 1; },
+).finally(() => {
+  // why: everything is closed by now, so Node exits on its own; if a handle leaks
+  // anyway, say so and exit rather than leave the Java test waiting for its timeout.
+  setTimeout(() => {
+    console.error('interop.mjs: handles still open after the command finished; forcing exit');
+    process.exit(process.exitCode ?? 1);
+  }, 5000).unref();
+});
