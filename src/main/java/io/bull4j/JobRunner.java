@@ -37,6 +37,8 @@ final class JobRunner {
     private final ListenerBus bus;
     private final Worker.Tokens tokens;
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
+    /** Jobs fetched and handed to the executor but not started yet: id to token. */
+    private final Map<String, String> queued = new ConcurrentHashMap<>();
     private final AtomicInteger finished = new AtomicInteger();
     private volatile boolean closing;
     private volatile boolean paused;
@@ -56,11 +58,19 @@ final class JobRunner {
     /** Takes over the caller's slot for the job and its chain of fetched successors. */
     void dispatch(FetchedJob fetched, String token) {
         locks.track(fetched.id(), token);
+        queued.put(fetched.id(), token);
         try {
-            executor.execute(() -> runChain(fetched, token));
+            executor.execute(() -> {
+                // a close may have given the job back while it waited for a thread
+                if (queued.remove(fetched.id(), token)) {
+                    runChain(fetched, token);
+                }
+            });
         } catch (RejectedExecutionException e) {
-            giveBack(fetched.id(), token);
-            slots.release();
+            if (queued.remove(fetched.id(), token)) {
+                giveBack(fetched.id(), token);
+                slots.release();
+            }
         }
     }
 
@@ -225,8 +235,15 @@ final class JobRunner {
         this.paused = paused;
     }
 
+    /** Stops chaining fetches, and gives back at once the jobs still waiting for an executor thread. */
     void startClosing() {
         closing = true;
+        for (Map.Entry<String, String> e : queued.entrySet()) {
+            if (queued.remove(e.getKey(), e.getValue())) {
+                giveBack(e.getKey(), e.getValue());
+                slots.release();
+            }
+        }
     }
 
     int finishedCount() {
