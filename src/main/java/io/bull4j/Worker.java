@@ -177,10 +177,11 @@ public final class Worker implements AutoCloseable {
             }
             closed = true;
         }
-        runner.startClosing();
         fetch.stop();
         try {
+            // the fetch loop must be gone before jobs are given back, or it would take them again
             awaitFetchStopped();
+            runner.startClosing();
             if (!awaitIdle(timeout == null ? -1 : timeout.toMillis())) {
                 log.info("worker on {}: interrupting {} running job(s) after {}", ctx.name(), runner.runningCount(),
                         timeout);

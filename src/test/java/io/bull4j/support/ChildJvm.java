@@ -1,7 +1,6 @@
 package io.bull4j.support;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -67,9 +66,5 @@ public final class ChildJvm implements AutoCloseable {
         if (process.isAlive()) {
             kill();
         }
-    }
-
-    static String classpath() {
-        return System.getProperty("java.class.path").replace(File.pathSeparatorChar, ':');
     }
 }
