@@ -1,0 +1,115 @@
+package io.bull4j;
+
+import io.bull4j.support.RedisTestServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static io.bull4j.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The connection layer: URIs with database, password and ACL user; sharing; closing only what bull4j opened. */
+class ConnectionTest {
+    @Test
+    void uriSelectsTheDatabase() {
+        RedisTestServer server = RedisTestServer.get();
+        String q = queueName("db");
+        try (Bull4jConnection db3 = Bull4jConnection.create(server.uri() + "/3");
+             Queue queue = new Queue(q, QueueOptions.builder().connection(db3).build())) {
+            queue.add("x", Map.of());
+        }
+        RedisClient client = RedisClient.create(server.uri() + "/3");
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            assertEquals(1, c.sync().llen("bull:" + q + ":wait"));
+            c.sync().del("bull:" + q + ":wait", "bull:" + q + ":1", "bull:" + q + ":id", "bull:" + q + ":meta",
+                    "bull:" + q + ":events", "bull:" + q + ":marker");
+        } finally {
+            client.shutdown();
+        }
+        assertEquals(0, redis().exists("bull:" + q + ":wait"), "nothing landed in db 0");
+    }
+
+    @Test
+    void passwordAndAclUserFromUri() {
+        try (RedisTestServer server = RedisTestServer.startDedicated()) {
+            server.sync().aclSetuser("app", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("app-pw")
+                    .allKeys().allCommands());
+            server.sync().configSet("requirepass", "s3cret");
+            String hostPort = server.host() + ":" + server.port();
+
+            try (Bull4jConnection viaPassword = Bull4jConnection.create("redis://:s3cret@" + hostPort);
+                 Bull4jConnection viaAcl = Bull4jConnection.create("redis://app:app-pw@" + hostPort)) {
+                assertFalse(viaPassword.serverVersion().isEmpty());
+                try (Queue queue = new Queue("pw", QueueOptions.builder().connection(viaAcl).build())) {
+                    assertEquals("1", queue.add("x", Map.of()).id());
+                }
+            }
+            RedisException denied = assertThrows(RedisException.class,
+                    () -> Bull4jConnection.create("redis://app:wrong@" + hostPort).close());
+            assertFalse(denied.isTimeout());
+        }
+    }
+
+    @Test
+    void closingAConnectionLeavesTheCallersClientOpen() {
+        RedisClient client = RedisClient.create(RedisTestServer.get().uri());
+        try {
+            try (Bull4jConnection shared = Bull4jConnection.using(client);
+                 Queue queue = new Queue(queueName("owned"), QueueOptions.builder().connection(shared).build())) {
+                queue.add("x", Map.of());
+            }
+            try (StatefulRedisConnection<String, String> c = client.connect()) {
+                assertEquals("PONG", c.sync().ping(), "the caller's client still works");
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void oneConnectionServesManyQueuesAndWorkersAndOutlivesThem() throws Exception {
+        Bull4jConnection shared = connection();
+        String q1 = queueName("shared1");
+        String q2 = queueName("shared2");
+        CompletableFuture<Object> r1 = new CompletableFuture<>();
+        CompletableFuture<Object> r2 = new CompletableFuture<>();
+        try (Queue a = new Queue(q1, queueOptions()); Queue b = new Queue(q2, queueOptions())) {
+            Worker w1 = new Worker(q1, j -> "one", workerOptions().build()).addListener(completion(r1));
+            Worker w2 = new Worker(q2, j -> "two", workerOptions().build()).addListener(completion(r2));
+            try {
+                a.add("x", Map.of());
+                b.add("x", Map.of());
+                assertEquals("one", await(r1));
+                assertEquals("two", await(r2));
+            } finally {
+                w1.close();
+                w2.close();
+            }
+        }
+        // queues and workers given a connection do not close it
+        try (Queue again = new Queue(queueName("shared3"), QueueOptions.builder().connection(shared).build())) {
+            assertEquals("1", again.add("x", Map.of()).id());
+        }
+    }
+
+    @Test
+    void unsupportedServerVersionIsRefusedClearly() {
+        Bull4jException e = assertThrows(Bull4jException.class,
+                () -> io.bull4j.internal.redis.RedisVersion.requireSupported("6.0.9"));
+        assertTrue(e.getMessage().contains("6.2.0"), e.getMessage());
+        io.bull4j.internal.redis.RedisVersion.requireSupported("7.0.15");
+        io.bull4j.internal.redis.RedisVersion.requireSupported("6.2.0");
+    }
+
+    private static WorkerListener completion(CompletableFuture<Object> f) {
+        return new WorkerListener() {
+            @Override
+            public void onCompleted(Job job, Object result) {
+                f.complete(result);
+            }
+        };
+    }
+}
