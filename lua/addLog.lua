@@ -11,6 +11,11 @@ end
 local count = redis.call("RPUSH", KEYS[2], ARGV[1])
 if ARGV[2] ~= "" then
   local keep = tonumber(ARGV[2])
+  if keep <= 0 then
+    -- LTRIM key -0 -1 would keep everything
+    redis.call("DEL", KEYS[2])
+    return 0
+  end
   redis.call("LTRIM", KEYS[2], -keep, -1)
   return math.min(count, keep)
 end

@@ -4,8 +4,15 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.codec.OptionsCodec;
+import io.bull4j.internal.script.ChangeDelay;
+import io.bull4j.internal.script.ChangePriority;
 import io.bull4j.internal.script.JobData;
+import io.bull4j.internal.script.Locks;
 import io.bull4j.internal.script.MoveToDelayed;
+import io.bull4j.internal.script.PromoteJob;
+import io.bull4j.internal.script.RemoveJob;
+import io.bull4j.internal.script.ReprocessJob;
+import io.bull4j.internal.script.ScriptErrors;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -230,6 +237,126 @@ public final class Job {
         long delay = Math.max(0, due - ctx.now());
         ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, id, token, due, delay, null, null), "moveToDelayed");
         throw new DelayedException();
+    }
+
+    /**
+     * Removes the job from whatever state holds it, with its logs and other sub-keys, and emits {@code removed}.
+     *
+     * @return false, and nothing changes, when a worker holds the job's lock or the job is the pending run of a
+     *     job scheduler; also false when the job no longer exists
+     */
+    public boolean remove() {
+        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, id), "remove");
+    }
+
+    /** Runs a failed job again: {@link #retry(JobState) retry(JobState.FAILED)}. */
+    public void retry() {
+        retry(JobState.FAILED);
+    }
+
+    /**
+     * Puts a finished job back in line to run again, as BullMQ's {@code job.retry(state)}: it leaves the completed
+     * or failed set for wait (or prioritized, by its priority), loses {@code finishedOn}, {@code processedOn} and
+     * its return value or failed reason, and {@code waiting} is emitted with {@code prev} = the state. The attempt
+     * counters are kept. This snapshot does not change; {@link #refresh()} reads the new one.
+     *
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}: where the job must be
+     * @throws JobException {@code NOT_IN_STATE} when the job is not in {@code state}, {@code JOB_NOT_FOUND} when
+     *     it no longer exists
+     */
+    public void retry(JobState state) {
+        retry(state, false, false);
+    }
+
+    /**
+     * As {@link #retry(JobState)}, optionally resetting {@link #attemptsMade()} and {@link #attemptsStarted()} to
+     * 0 (BullMQ's {@code resetAttemptsMade} and {@code resetAttemptsStarted}), so the job gets all its attempts
+     * again.
+     */
+    public void retry(JobState state, boolean resetAttemptsMade, boolean resetAttemptsStarted) {
+        ValidationException.check(state == JobState.COMPLETED || state == JobState.FAILED, "state",
+                "must be COMPLETED or FAILED (was " + state + ")");
+        ctx.await(ReprocessJob.run(ctx.scripts(), ctx.keys, id, state == JobState.FAILED, opts.lifo(),
+                resetAttemptsMade, resetAttemptsStarted), "retry");
+    }
+
+    /**
+     * Makes a delayed job ready now: it joins the back of wait (or of its priority in prioritized), its
+     * {@code delay} becomes 0 and {@code waiting} is emitted with {@code prev} = {@code delayed}.
+     *
+     * @throws JobException {@code NOT_IN_STATE} when the job is not delayed, {@code JOB_NOT_FOUND} when it no
+     *     longer exists
+     */
+    public void promote() {
+        ctx.await(PromoteJob.run(ctx.scripts(), ctx.keys, id), "promote");
+    }
+
+    /**
+     * Reschedules a delayed job to run {@code delay} from now (not from when it was added). Its {@code delay}
+     * field becomes {@code delay} and {@code delayed} is emitted with the new due time.
+     *
+     * @param delay zero or more; zero makes the job due at once (a worker takes it on its next fetch)
+     * @throws JobException {@code NOT_IN_STATE} when the job is not delayed, {@code JOB_NOT_FOUND} when it no
+     *     longer exists
+     */
+    public void changeDelay(Duration delay) {
+        ValidationException.check(delay != null, "delay", "must not be null");
+        ValidationException.check(!delay.isNegative(), "delay", "must not be negative (was " + delay + ")");
+        ctx.await(ChangeDelay.run(ctx.scripts(), ctx.keys, id, delay.toMillis(), ctx.now()), "changeDelay");
+    }
+
+    /** {@link #changePriority(int, boolean) changePriority(priority, false)}. */
+    public void changePriority(int priority) {
+        changePriority(priority, false);
+    }
+
+    /**
+     * Sets the job's priority (0 = none, else 1 is the highest). A job still waiting to run moves to the back of
+     * its new priority's line (wait for 0, prioritized otherwise), or to the front with {@code lifo}. A job in any
+     * other state only gets the new value, used when it next becomes ready. No event is emitted, as in BullMQ.
+     *
+     * @param priority 0 to {@value JobOptions#MAX_PRIORITY}
+     * @throws JobException {@code JOB_NOT_FOUND} when the job no longer exists
+     */
+    public void changePriority(int priority, boolean lifo) {
+        ValidationException.check(priority >= 0 && priority <= JobOptions.MAX_PRIORITY, "priority",
+                "must be between 0 and " + JobOptions.MAX_PRIORITY + " (was " + priority + ")");
+        ctx.await(ChangePriority.run(ctx.scripts(), ctx.keys, id, priority, lifo), "changePriority");
+    }
+
+    /**
+     * From inside the processor: extends this job's lock to {@code duration} from now, for a step that may
+     * outlast the worker's automatic renewal. It also clears the job from the stalled check's candidates.
+     *
+     * @throws JobException {@code LOCK_MISSING} when the lock has expired, {@code LOCK_MISMATCH} when another
+     *     worker holds it: either way this processor no longer owns the job
+     */
+    public void extendLock(Duration duration) {
+        ValidationException.check(duration != null && duration.toMillis() > 0, "duration",
+                "must be at least 1 ms (was " + duration + ")");
+        ValidationException.check(token != null, "token", "only the worker processing the job can extend its lock");
+        if (!ctx.await(Locks.extend(ctx.scripts(), ctx.keys, id, token, duration.toMillis()), "extendLock")) {
+            // only to tell the two refusals apart; ownership was decided atomically above
+            String holder = ctx.await(ctx.redis().get(ctx.keys.lock(id)), "GET lock");
+            throw ScriptErrors.error(holder == null ? -2 : -6, ctx.name(), id, "extendLock");
+        }
+    }
+
+    /**
+     * Blocks until the job has completed or failed, and returns it as stored then. It follows the queue's events
+     * stream on a Redis connection of its own (opened for this call, closed before it returns), so nothing polls.
+     * A job that finished already returns at once. A job removed on completion ({@code removeOnComplete}) is
+     * returned as this snapshot plus the return value the {@code completed} event carried.
+     *
+     * @param timeout how long to wait at most
+     * @throws JobFailedException when the job failed (for good: retries are not failures), with its reason
+     * @throws WaitTimeoutException when it did not finish within {@code timeout}
+     * @throws JobException {@code JOB_NOT_FOUND} when the job does not exist or is removed while waited for
+     */
+    public Job waitUntilFinished(Duration timeout) {
+        ValidationException.check(timeout != null && timeout.toMillis() > 0, "timeout",
+                "must be at least 1 ms (was " + timeout + ")");
+        return new JobFinishWaiter(ctx, this).await(timeout);
     }
 
     @Override

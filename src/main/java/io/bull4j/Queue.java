@@ -7,10 +7,13 @@ import io.bull4j.internal.redis.Await;
 import io.bull4j.internal.script.AddJob;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * <pre>{@code
  * try (Queue queue = new Queue("emails")) {     // REDIS_URL if set, else redis://localhost:6379
  *     Job job = queue.add("welcome", Map.of("to", "ana@example.com"));
+ *     Map<JobState, Long> counts = queue.getJobCounts();
+ *     queue.clean(Duration.ofDays(1), 0, JobState.COMPLETED);   // drop completed jobs older than a day
  * }
  * }</pre>
  *
@@ -32,6 +37,7 @@ public final class Queue implements AutoCloseable {
     private final QueueOptions opts;
     private final QueueContext ctx;
     private final boolean ownsConnection;
+    private final QueueAdmin admin;
     private volatile boolean closed;
 
     public Queue(String name) {
@@ -45,6 +51,7 @@ public final class Queue implements AutoCloseable {
         this.ownsConnection = options.connection() == null;
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
+        this.admin = new QueueAdmin(ctx);
         try {
             ctx.await(ctx.redis().hset(keys.meta(), Map.of("opts.maxLenEvents",
                     Integer.toString(options.maxLenEvents()), "version", "bull4j:" + Version.VALUE)), "HSET meta");
@@ -179,6 +186,156 @@ public final class Queue implements AutoCloseable {
         ValidationException.check(id != null && !id.isEmpty(), "id", "must not be empty");
         Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "getJob");
         return fields == null || fields.isEmpty() ? null : new Job(ctx, id, fields, null);
+    }
+
+    /**
+     * How many jobs each state holds, in the order asked (all states, in BullMQ's order, when none is named).
+     * {@link JobState#WAITING} counts the wait list plus the legacy {@code paused} list of old BullMQ versions.
+     * One Redis call.
+     */
+    public Map<JobState, Long> getJobCounts(JobState... states) {
+        checkOpen();
+        return admin.counts(QueueAdmin.checkStates(states));
+    }
+
+    /** The jobs still to run, as BullMQ's {@code count()}: waiting + delayed + prioritized + waiting-children. */
+    public long count() {
+        checkOpen();
+        return admin.counts(List.of(JobState.WAITING, JobState.DELAYED, JobState.PRIORITIZED,
+                JobState.WAITING_CHILDREN)).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Snapshots of the jobs in the given states (all when empty), state after state, each job once. Per state the
+     * positions {@code start..end} are taken (Redis index rules: {@code -1} is the last), newest first: the wait
+     * and active lists by insertion, sorted sets by descending score (finish time, due time, priority). With
+     * {@code asc} the order is reversed. Jobs removed meanwhile are skipped and a bounded page is refilled from
+     * the jobs after it, as in BullMQ. {@link JobState#WAITING} also lists the legacy {@code paused} list of old
+     * BullMQ versions, with its own range. One Redis call.
+     */
+    public List<Job> getJobs(Set<JobState> states, long start, long end, boolean asc) {
+        checkOpen();
+        return admin.jobs(QueueAdmin.checkStates(states), start, end, asc);
+    }
+
+    /**
+     * All jobs in the given states (all states when none is named), newest first; see
+     * {@link #getJobs(Set, long, long, boolean)}.
+     */
+    public List<Job> getJobs(JobState... states) {
+        checkOpen();
+        return admin.jobs(QueueAdmin.checkStates(states), 0, -1, false);
+    }
+
+    // ---- administration ----
+
+    /**
+     * Pauses the queue for every worker, bull4j's and BullMQ's: no job is taken until {@link #resume()}; jobs
+     * already running finish. Adds still work. Emits {@code paused}.
+     */
+    public void pause() {
+        checkOpen();
+        admin.pause(true);
+    }
+
+    /** Ends a {@link #pause()} and wakes the workers. Emits {@code resumed}. */
+    public void resume() {
+        checkOpen();
+        admin.pause(false);
+    }
+
+    /** Whether the queue is paused (by any client). */
+    public boolean isPaused() {
+        checkOpen();
+        return admin.isPaused();
+    }
+
+    /**
+     * Removes a job, whatever its state, with its logs and other keys, and emits {@code removed}. Returns false,
+     * changing nothing, when a worker holds the job's lock, when the job is the pending run of a job scheduler,
+     * or when there is no such job. Unlike BullMQ it does not remove the job's children.
+     */
+    public boolean remove(String jobId) {
+        checkOpen();
+        ValidationException.check(jobId != null && !jobId.isEmpty(), "jobId", "must not be empty");
+        return admin.remove(jobId);
+    }
+
+    /**
+     * Removes every job that waits to run (waiting and prioritized, and delayed too when {@code delayed}), with
+     * their keys; active and finished jobs stay. Emits no events, as BullMQ.
+     */
+    public void drain(boolean delayed) {
+        checkOpen();
+        admin.drain(delayed);
+    }
+
+    /**
+     * Removes the jobs of one state that are older than {@code grace}: finished jobs by their finish time, others
+     * by when they last started, else when they were created. Active jobs a worker holds and the pending run of a
+     * job scheduler are kept. {@link JobState#WAITING} cleans the wait list only (not the legacy paused list).
+     * Emits {@code cleaned} with the count for each batch of up to 10000.
+     *
+     * @param limit at most this many jobs, 0 for no limit
+     * @return the ids removed
+     */
+    public List<String> clean(Duration grace, int limit, JobState state) {
+        checkOpen();
+        ValidationException.check(grace != null && !grace.isNegative(), "grace", "must be zero or more");
+        ValidationException.check(limit >= 0, "limit", "must be 0 (no limit) or more, was " + limit);
+        ValidationException.check(state != null && state != JobState.UNKNOWN, "state",
+                "must be a state jobs are kept in, was " + state);
+        return admin.clean(grace, limit, state);
+    }
+
+    /**
+     * Deletes the queue and everything in it. The queue is paused first (and stays paused if this fails).
+     *
+     * @param force delete active jobs too; without it a queue with active jobs is refused with a
+     *              {@link Bull4jException} (after the pause)
+     */
+    public void obliterate(boolean force) {
+        checkOpen();
+        admin.obliterate(force);
+    }
+
+    /** {@link #retryJobs(JobState, int, Instant)} for all jobs finished until now, 1000 per Redis call. */
+    public int retryJobs(JobState state) {
+        return retryJobs(state, 1000, Instant.ofEpochMilli(ctx.now()));
+    }
+
+    /**
+     * Moves completed or failed jobs back to wait (or prioritized), {@code count} per Redis call until none is
+     * left, emitting {@code waiting} with {@code prev} the state they left. Their finish time, start time and
+     * return value or failure are cleared; attempt counters stay, as in BullMQ.
+     *
+     * @param timestamp only jobs that finished at or before it
+     * @return how many jobs moved
+     */
+    public int retryJobs(JobState state, int count, Instant timestamp) {
+        checkOpen();
+        ValidationException.check(state == JobState.COMPLETED || state == JobState.FAILED, "state",
+                "must be COMPLETED or FAILED, was " + state);
+        ValidationException.check(count > 0, "count", "must be positive, was " + count);
+        ValidationException.check(timestamp != null, "timestamp", "must not be null");
+        return admin.moveToWait(state.wireName(), count, Long.toString(timestamp.toEpochMilli()));
+    }
+
+    /** {@link #promoteJobs(int)} 1000 per Redis call. */
+    public int promoteJobs() {
+        return promoteJobs(1000);
+    }
+
+    /**
+     * Moves every delayed job to wait (or prioritized) now, {@code count} per Redis call, emitting
+     * {@code waiting} with {@code prev=delayed}.
+     *
+     * @return how many jobs moved
+     */
+    public int promoteJobs(int count) {
+        checkOpen();
+        ValidationException.check(count > 0, "count", "must be positive, was " + count);
+        return admin.moveToWait("delayed", count, "+inf");
     }
 
     private void checkOpen() {

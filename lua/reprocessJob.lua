@@ -1,0 +1,65 @@
+-- reprocessJob: puts a completed or failed job back in line to run again (Job.retry). Its finish fields are
+-- cleared; its attempt counters too when asked. A retried flow child is owed to its parent again.
+-- KEYS[1] the job's hash
+-- KEYS[2] completed or failed (the set the job must be in)
+-- KEYS[3] wait
+-- KEYS[4] prioritized
+-- KEYS[5] pc
+-- KEYS[6] active
+-- KEYS[7] marker
+-- KEYS[8] meta
+-- KEYS[9] events
+-- ARGV[1] job id
+-- ARGV[2] "completed" or "failed", the state the job is in
+-- ARGV[3] "1" when the job is LIFO
+-- ARGV[4] "1" to reset attemptsMade
+-- ARGV[5] "1" to reset attemptsStarted
+-- Returns 0, or -1 no job, -3 not in that state.
+--@include queueState
+--@include readyJob
+
+local jobKey, jobId, state = KEYS[1], ARGV[1], ARGV[2]
+if redis.call("EXISTS", jobKey) == 0 then
+  return -1
+end
+if redis.call("ZREM", KEYS[2], jobId) == 0 then
+  return -3
+end
+
+-- the outcome field of the state it leaves: the return value or the failure message
+local outcome = "returnvalue"
+if state == "failed" then
+  outcome = "failedReason"
+end
+redis.call("HDEL", jobKey, "finishedOn", "processedOn", outcome)
+if ARGV[4] == "1" then
+  redis.call("HDEL", jobKey, "atm", "attemptsMade")
+end
+if ARGV[5] == "1" then
+  redis.call("HDEL", jobKey, "ats")
+end
+
+pushReady(KEYS[3], KEYS[4], KEYS[5], jobId, redis.call("HGET", jobKey, "priority"), ARGV[3] == "1")
+if not isPausedOrMaxed(KEYS[8], KEYS[6]) then
+  addReadyMarker(KEYS[7])
+end
+
+-- a child that had finished is pending again for its parent (the parent key may be in another queue, as in
+-- BullMQ; flows across queues need one hash tag on a cluster)
+local parentKey = redis.call("HGET", jobKey, "parentKey")
+if parentKey and redis.call("EXISTS", parentKey) == 1 then
+  local owed
+  if state == "failed" then
+    owed = redis.call("ZREM", parentKey .. ":unsuccessful", jobKey) == 1
+      or redis.call("HDEL", parentKey .. ":failed", jobKey) == 1
+  else
+    owed = redis.call("HDEL", parentKey .. ":processed", jobKey) == 1
+  end
+  if owed then
+    redis.call("SADD", parentKey .. ":dependencies", jobKey)
+  end
+end
+
+redis.call("XADD", KEYS[9], "MAXLEN", "~", maxEvents(KEYS[8]), "*", "event", "waiting", "jobId", jobId,
+  "prev", state)
+return 0
