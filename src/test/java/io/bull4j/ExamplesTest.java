@@ -1,0 +1,145 @@
+package io.bull4j;
+
+import io.bull4j.examples.Demo;
+import io.bull4j.examples.channel.TwoServerChannel;
+import io.bull4j.examples.channel.TwoServerChannel.Message;
+import io.bull4j.examples.notifications.NotificationService;
+import io.bull4j.examples.notifications.NotificationService.DeliveryLog;
+import io.bull4j.examples.notifications.NotificationService.Notification;
+import io.bull4j.examples.orders.UnpaidOrderAutoCancel;
+import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Orders;
+import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Status;
+import io.lettuce.core.StreamMessage;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import static io.bull4j.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Runs the examples end to end against the test Redis and checks their outcomes, in memory and in Redis. */
+class ExamplesTest {
+
+    @Test
+    void twoServersExchangeMessagesThroughEachOthersQueue() throws Exception {
+        String channel = queueName("channel");
+        List<Message> received = TwoServerChannel.pingPong(connection(), channel, 5, Duration.ofSeconds(20));
+
+        List<Message> expected = IntStream.rangeClosed(1, 5).mapToObj(i -> new Message("B", "pong " + i)).toList();
+        assertEquals(expected, received, "A gets B's replies, in order (one worker per inbox)");
+        for (String inbox : List.of(channel + "-a", channel + "-b")) {
+            assertEquals(5, redis().zcard("bull:" + inbox + ":completed"), inbox + " completed");
+            assertEquals(0, redis().llen("bull:" + inbox + ":wait"), inbox + " wait");
+            assertEquals(0, redis().llen("bull:" + inbox + ":active"), inbox + " active");
+        }
+        // B's inbox holds A's pings, written by A's Queue as JSON
+        assertEquals("{\"from\":\"A\",\"text\":\"ping 3\"}", redis().hget("bull:" + channel + "-b:3", "data"));
+        assertEquals("B", redis().hget("bull:" + channel + "-b:3", "pb"), "processedBy is the worker's name");
+    }
+
+    @Test
+    void unpaidOrderIsCancelledWhenDueAndPaidOrdersAreKept() throws Exception {
+        String q = queueName("orders");
+        Orders orders = new Orders();
+        CountDownLatch twoRan = new CountDownLatch(2);
+        Map<String, Object> results = new ConcurrentHashMap<>();
+        // why 1 s: paying must happen before the window closes, even on a slow machine
+        try (UnpaidOrderAutoCancel shop = new UnpaidOrderAutoCancel(connection(), q, orders, Duration.ofSeconds(1))) {
+            shop.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    results.put(job.id(), result);
+                    twoRan.countDown();
+                }
+            });
+            assertEquals("cancel-paid", shop.placeOrder("paid").id());
+            shop.placeOrder("paid-elsewhere");
+            Job unpaidJob = shop.placeOrder("unpaid");
+            assertTrue(shop.pay("paid"));
+            assertTrue(orders.pay("paid-elsewhere"), "paid without the shop: its cancel job stays");
+            assertEquals(0, redis().exists("bull:" + q + ":cancel-paid"), "paying removed the cancel job");
+            assertTrue(eventsFor(q, "cancel-paid").contains("removed"));
+            assertTrue(twoRan.await(20, TimeUnit.SECONDS), "the two remaining cancel jobs ran");
+
+            assertEquals(Map.of("cancel-paid-elsewhere", "kept:PAID", "cancel-unpaid", "cancelled"), results);
+            assertEquals(Status.PAID, orders.status("paid"));
+            assertEquals(Status.PAID, orders.status("paid-elsewhere"));
+            assertEquals(Status.CANCELLED, orders.status("unpaid"));
+            assertFalse(shop.pay("unpaid"), "a cancelled order cannot be paid");
+
+            Map<String, String> hash = redis().hgetall("bull:" + q + ":cancel-unpaid");
+            assertTrue(hash.get("opts").contains("\"delay\":1000"), "opts " + hash.get("opts"));
+            assertEquals("\"cancelled\"", hash.get("returnvalue"));
+            long waited = Long.parseLong(hash.get("processedOn")) - Long.parseLong(hash.get("timestamp"));
+            assertTrue(waited >= 1000, "ran only after the payment window, waited " + waited + " ms");
+            assertNotNull(redis().zscore("bull:" + q + ":completed", unpaidJob.id()));
+            assertTrue(eventsFor(q, "cancel-unpaid").contains("delayed"), "it went through the delayed set");
+        }
+    }
+
+    @Test
+    void notificationIsRetriedWithBackoffAndSentOnce() throws Exception {
+        String q = queueName("notify");
+        AtomicInteger calls = new AtomicInteger();
+        List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        NotificationService.Gateway flaky = (key, n) -> {
+            if (calls.incrementAndGet() <= 2) {
+                throw new IllegalStateException("gateway timeout");
+            }
+            sent.add(key + "/" + n.userId());
+        };
+        DeliveryLog log = new DeliveryLog();
+        log.markDelivered("ntf-old"); // delivered by a run that died before completing its job
+        CompletableFuture<Object> first = new CompletableFuture<>();
+        CompletableFuture<Object> redelivered = new CompletableFuture<>();
+        try (NotificationService service = new NotificationService(connection(), q, flaky, log,
+                Duration.ofMillis(50))) {
+            service.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    (job.id().equals("ntf-new") ? first : redelivered).complete(result);
+                }
+            });
+            Job job = service.send("new", new Notification("ana", "hi"));
+            Job again = service.send("new", new Notification("ana", "hi"));
+            assertEquals(job.id(), again.id(), "the same notification is one job");
+            service.send("old", new Notification("bo", "hello"));
+
+            assertEquals("delivered", await(first));
+            assertEquals("duplicate-skipped", await(redelivered));
+        }
+        assertEquals(List.of("ntf-new/ana"), sent, "sent once, on the third call, never for the old one");
+        assertEquals(3, calls.get());
+        assertEquals(2, log.deliveredCount());
+        Map<String, String> hash = redis().hgetall("bull:" + q + ":ntf-new");
+        assertEquals("3", hash.get("atm"));
+        assertEquals("\"delivered\"", hash.get("returnvalue"));
+        List<String> events = eventsFor(q, "ntf-new");
+        assertEquals(2, events.stream().filter("delayed"::equals).count(), "two backoff waits: " + events);
+        assertEquals(1, events.stream().filter("duplicated"::equals).count(), "the second add: " + events);
+    }
+
+    @Test
+    void demoRunsToCompletion() throws Exception {
+        String q = queueName("demo");
+        Demo.run(connection(), q);
+        assertEquals(4, redis().zcard("bull:" + q + ":completed"));
+        assertEquals("2", redis().hget("bull:" + q + ":4", "atm"), "the flaky job took two attempts");
+    }
+
+    /** The event names of one job in the queue's events stream, oldest first. */
+    private static List<String> eventsFor(String queue, String jobId) {
+        List<StreamMessage<String, String>> all = redis().xrange("bull:" + queue + ":events",
+                io.lettuce.core.Range.create("-", "+"));
+        return all.stream().filter(m -> jobId.equals(m.getBody().get("jobId")))
+                .map(m -> m.getBody().get("event")).toList();
+    }
+}
