@@ -1,5 +1,6 @@
 -- moveStalledJobsToWait: requeues active jobs whose lock expired since the previous check. Throttled across all
 -- workers by the stalled-check key. A job past maxStalledCount is marked (defa) so the next worker fails it.
+-- Scheduler jobs are read through "<base>repeat" and "<base>repeat:<id>", built from ARGV[1] like job keys.
 -- KEYS[1] stalled
 -- KEYS[2] wait
 -- KEYS[3] active
@@ -21,6 +22,17 @@ redis.call("SET", KEYS[4], ARGV[2], "PX", ARGV[4])
 local maxLen = maxEvents(KEYS[5])
 redis.call("XTRIM", KEYS[6], "MAXLEN", "~", maxLen)
 
+-- A job whose scheduler still exists is never failed for stalling (its scheduler hash is repeat:<id>, or in
+-- older layouts only an entry in the repeat ZSET), as BullMQ does.
+local function isLiveSchedulerJob(base, jobKey)
+  local schedulerId = redis.call("HGET", jobKey, "rjk")
+  if not schedulerId then
+    return false
+  end
+  return redis.call("EXISTS", base .. "repeat:" .. schedulerId) == 1
+    or redis.call("ZSCORE", base .. "repeat", schedulerId) ~= false
+end
+
 local base = ARGV[1]
 local maxStalled = tonumber(ARGV[3])
 local moved = {}
@@ -30,7 +42,7 @@ for _, jobId in ipairs(candidates) do
   if redis.call("EXISTS", jobKey .. ":lock") == 0 and redis.call("LREM", KEYS[3], 1, jobId) > 0 then
     if redis.call("EXISTS", jobKey) == 1 then
       local count = redis.call("HINCRBY", jobKey, "stc", 1)
-      if count > maxStalled then
+      if count > maxStalled and not isLiveSchedulerJob(base, jobKey) then
         redis.call("HSET", jobKey, "defa", "job stalled more than allowable limit")
       end
       -- the front of the queue: a stalled job runs next

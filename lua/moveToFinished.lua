@@ -1,5 +1,6 @@
 -- moveToFinished: completes or fails an active job for its lock owner, trims finished jobs, and may take the
--- next job in the same call.
+-- next job in the same call. A job's deduplication key ("<base>de:<deid>", built from ARGV[1] like job keys)
+-- is released when it has no TTL and still names the job.
 -- KEYS[1] active
 -- KEYS[2] completed or failed (the target set)
 -- KEYS[3] events
@@ -51,6 +52,16 @@ local maxLen = maxEvents(KEYS[5])
 redis.call("XTRIM", KEYS[3], "MAXLEN", "~", maxLen)
 local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 local completed = ARGV[5] == "completed"
+
+-- a deduplication window without TTL lasts while its job does: release it if it still names this job
+local dedupId = redis.call("HGET", jobKey, "deid")
+if dedupId then
+  local dedupKey = base .. "de:" .. dedupId
+  local ttl = redis.call("PTTL", dedupKey)
+  if ttl == -1 and redis.call("GET", dedupKey) == jobId then
+    redis.call("DEL", dedupKey)
+  end
+end
 local keepCount = tonumber(ARGV[8])
 local keepAge = tonumber(ARGV[9])
 

@@ -31,9 +31,10 @@ final class FetchLoop implements Runnable {
     private final String clientName;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Object pauseLock = new Object();
+    private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile boolean paused;
-    private volatile DedicatedConnection blocking;
+    private DedicatedConnection blocking; // guarded by blockingLock
 
     FetchLoop(QueueContext ctx, WorkerOptions opts, Slots slots, JobRunner runner, ListenerBus bus,
               Worker.Tokens tokens) {
@@ -59,6 +60,9 @@ final class FetchLoop implements Runnable {
                 }
                 boolean handedOff = false;
                 try {
+                    if (paused) {
+                        continue; // paused while we waited for a slot: give it back and park
+                    }
                     if (drained) {
                         waitForJob(nextDelayed);
                         if (stopping || paused) {
@@ -111,10 +115,10 @@ final class FetchLoop implements Runnable {
             }
             timeoutMs = Math.min(timeoutMs, untilDue);
         }
-        if (stopping || paused) {
+        DedicatedConnection c = blockingConnection();
+        if (c == null) {
             return;
         }
-        DedicatedConnection c = blockingConnection();
         double seconds = Math.max(timeoutMs, 1) / 1000.0;
         try {
             Await.result(c.commands().bzpopmin(seconds, ctx.keys.marker()),
@@ -128,19 +132,29 @@ final class FetchLoop implements Runnable {
         }
     }
 
+    /**
+     * The blocking connection, or null when pausing or stopping. Handed out under the same lock that
+     * {@link #resetBlocking()} takes, so a pause or stop either is seen here or closes the connection we got.
+     */
     private DedicatedConnection blockingConnection() {
-        DedicatedConnection c = blocking;
-        if (c == null) {
-            c = ctx.link.openDedicated(clientName);
-            blocking = c;
+        synchronized (blockingLock) {
+            if (stopping || paused) {
+                return null;
+            }
+            if (blocking == null) {
+                blocking = ctx.link.openDedicated(clientName);
+            }
+            return blocking;
         }
-        return c;
     }
 
     /** Closing the blocking connection ends a BZPOPMIN in flight at once. */
     private void resetBlocking() {
-        DedicatedConnection c = blocking;
-        blocking = null;
+        DedicatedConnection c;
+        synchronized (blockingLock) {
+            c = blocking;
+            blocking = null;
+        }
         if (c != null) {
             c.close();
         }

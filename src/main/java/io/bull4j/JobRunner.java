@@ -12,8 +12,10 @@ import org.slf4j.LoggerFactory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,10 +39,13 @@ final class JobRunner {
     private final ListenerBus bus;
     private final Worker.Tokens tokens;
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
+    /** Jobs whose thread close(timeout) interrupted: their failure is the shutdown's, not theirs. */
+    private final Set<String> interruptedByClose = ConcurrentHashMap.newKeySet();
     /** Jobs fetched and handed to the executor but not started yet: id to token. */
     private final Map<String, String> queued = new ConcurrentHashMap<>();
     private final AtomicInteger finished = new AtomicInteger();
     private volatile boolean closing;
+    private volatile boolean noFetchNext;
     private volatile boolean paused;
 
     JobRunner(QueueContext ctx, WorkerOptions opts, Processor processor, ExecutorService executor, Slots slots,
@@ -81,8 +86,19 @@ final class JobRunner {
                     giveBack(fetched.id(), token);
                     return;
                 }
+                Job job;
+                try {
+                    job = new Job(ctx, fetched.id(), fetched.fields(), token);
+                } catch (RuntimeException e) {
+                    // never strand a job under a lock we keep renewing: untracked, it is recovered as stalled
+                    log.warn("cannot read job {} of queue {}; leaving it to the stalled check", fetched.id(),
+                            ctx.name(), e);
+                    locks.untrack(fetched.id());
+                    bus.emit(l -> l.onError(e));
+                    return;
+                }
                 String nextToken = tokens.next();
-                fetched = runOne(new Job(ctx, fetched.id(), fetched.fields(), token), nextToken);
+                fetched = runOne(job, nextToken);
                 token = nextToken;
                 if (fetched != null && fetched.isPresent()) {
                     locks.track(fetched.id(), token);
@@ -107,6 +123,12 @@ final class JobRunner {
                 result = processor.process(job);
             } catch (Exception | Error e) {
                 Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows
+                if (interruptedByClose.contains(job.id())) {
+                    log.info("job {} of queue {} was interrupted by close; giving it back to wait", job.id(),
+                            ctx.name());
+                    giveBack(job.id(), job.token());
+                    return null;
+                }
                 return fail(job, e);
             }
             Thread.interrupted();
@@ -117,6 +139,7 @@ final class JobRunner {
             return null;
         } finally {
             running.remove(job.id());
+            interruptedByClose.remove(job.id());
             locks.untrack(job.id());
             finished.incrementAndGet();
         }
@@ -133,7 +156,8 @@ final class JobRunner {
                 opts.removeOnComplete()));
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToCompleted");
-        bus.emit(l -> l.onCompleted(job, result));
+        Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
+        bus.emit(l -> l.onCompleted(done, result));
         return next;
     }
 
@@ -154,7 +178,9 @@ final class JobRunner {
                     ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(), job.token(), due,
                             delay.toMillis(), reason, stack), "moveToDelayed");
                 }
-                bus.emit(l -> l.onFailed(job, error));
+                Job retried = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
+                        "delay", delay.toMillis());
+                bus.emit(l -> l.onFailed(retried, error));
                 return null;
             }
         }
@@ -162,8 +188,20 @@ final class JobRunner {
                 opts.removeOnFail()));
         r.stacktrace = stack;
         ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
-        bus.emit(l -> l.onFailed(job, error));
+        Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
+                "finishedOn", r.now);
+        bus.emit(l -> l.onFailed(failed, error));
         return null;
+    }
+
+    /** The job as a transition just left it, for listeners: the fetched snapshot plus the fields it wrote. */
+    private Job after(Job job, Object... fieldsAndValues) {
+        Map<String, String> fields = new LinkedHashMap<>(job.fields());
+        for (int i = 0; i + 1 < fieldsAndValues.length; i += 2) {
+            fields.put((String) fieldsAndValues[i], String.valueOf(fieldsAndValues[i + 1]));
+        }
+        fields.remove("defa"); // cleared by any outcome
+        return new Job(ctx, job.id(), fields, job.token());
     }
 
     /** The wait before a retry, or null to fail now. */
@@ -181,8 +219,13 @@ final class JobRunner {
                     b.type());
             return null;
         }
-        Duration d = strategy.delay(attemptsMade, b.type(), error, job);
-        return d == null || d.isNegative() ? null : d;
+        try {
+            Duration d = strategy.delay(attemptsMade, b.type(), error, job);
+            return d == null || d.isNegative() ? null : d;
+        } catch (RuntimeException e) {
+            log.warn("backoffStrategy threw for job {}; failing it", job.id(), e);
+            return null;
+        }
     }
 
     private MoveToFinished.Request finishRequest(Job job, boolean completed, String value, KeepJobs keep) {
@@ -218,7 +261,7 @@ final class JobRunner {
     }
 
     private boolean fetchNext() {
-        return !closing && !paused;
+        return !closing && !paused && !noFetchNext;
     }
 
     private void giveBack(String jobId, String token) {
@@ -233,6 +276,11 @@ final class JobRunner {
 
     void setPaused(boolean paused) {
         this.paused = paused;
+    }
+
+    /** A closing worker's finishing jobs stop taking successors, before the fetch loop is even stopped. */
+    void stopFetchingNext() {
+        noFetchNext = true;
     }
 
     /** Stops chaining fetches, and gives back at once the jobs still waiting for an executor thread. */
@@ -255,6 +303,9 @@ final class JobRunner {
     }
 
     void interruptAll() {
-        running.values().forEach(Thread::interrupt);
+        running.forEach((id, thread) -> {
+            interruptedByClose.add(id);
+            thread.interrupt();
+        });
     }
 }

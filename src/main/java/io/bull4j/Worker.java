@@ -161,9 +161,10 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Like {@link #close()}, but after {@code timeout} the running jobs' threads are interrupted. Their locks
-     * are never released early: a job that still does not end keeps its lock until it expires, and is then
-     * recovered as stalled.
+     * Like {@link #close()}, but after {@code timeout} the running jobs' threads are interrupted. A job that
+     * then ends by throwing is not failed (the shutdown is not its fault): it is given back to the front of wait,
+     * its start uncounted, for another worker. A job that still does not end keeps its lock until it expires,
+     * and is then recovered as stalled.
      */
     public void close(Duration timeout) {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
@@ -171,16 +172,22 @@ public final class Worker implements AutoCloseable {
     }
 
     private void closeWithin(Duration timeout) {
+        boolean wasStarted;
         synchronized (lifecycle) {
             if (closed) {
                 return;
             }
             closed = true;
+            wasStarted = started;
         }
+        runner.stopFetchingNext();
         fetch.stop();
         try {
-            // the fetch loop must be gone before jobs are given back, or it would take them again
-            awaitFetchStopped();
+            // the fetch loop must be gone before jobs are given back, or it would take them again; a loop that
+            // never started never signals that it stopped
+            if (wasStarted) {
+                awaitFetchStopped();
+            }
             runner.startClosing();
             if (!awaitIdle(timeout == null ? -1 : timeout.toMillis())) {
                 log.info("worker on {}: interrupting {} running job(s) after {}", ctx.name(), runner.runningCount(),

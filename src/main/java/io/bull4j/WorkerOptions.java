@@ -26,6 +26,7 @@ public final class WorkerOptions {
     private final int concurrency;
     private final Duration lockDuration;
     private final Duration lockRenewTime;
+    private final Duration explicitLockRenewTime; // null: derived from lockDuration, and re-derived by toBuilder
     private final Duration stalledInterval;
     private final int maxStalledCount;
     private final Duration drainDelay;
@@ -44,6 +45,7 @@ public final class WorkerOptions {
         concurrency = b.concurrency;
         lockDuration = b.lockDuration;
         lockRenewTime = b.lockRenewTime != null ? b.lockRenewTime : b.lockDuration.dividedBy(2);
+        explicitLockRenewTime = b.lockRenewTime;
         stalledInterval = b.stalledInterval;
         maxStalledCount = b.maxStalledCount;
         drainDelay = b.drainDelay;
@@ -67,7 +69,7 @@ public final class WorkerOptions {
         Builder b = new Builder();
         b.concurrency = concurrency;
         b.lockDuration = lockDuration;
-        b.lockRenewTime = lockRenewTime;
+        b.lockRenewTime = explicitLockRenewTime;
         b.stalledInterval = stalledInterval;
         b.maxStalledCount = maxStalledCount;
         b.drainDelay = drainDelay;

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bull4j.Backoff;
 import io.bull4j.JobOptions;
 import io.bull4j.KeepJobs;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +16,8 @@ import java.time.Instant;
  * written (Node does so too), and {@code keepLogs} is stored compressed as {@code kl}.
  */
 public final class OptionsCodec {
+    private static final Logger log = LoggerFactory.getLogger(OptionsCodec.class);
+
     private OptionsCodec() {
     }
 
@@ -49,34 +53,65 @@ public final class OptionsCodec {
         return n;
     }
 
-    /** Reads options as any BullMQ producer stored them; unknown fields are ignored. */
+    /**
+     * Reads options as any BullMQ producer stored them. Never throws: unknown fields, values outside bull4j's
+     * ranges and a text that is not JSON are skipped (with a warning), because a worker that cannot read a job's
+     * options must still be able to run and finish it.
+     */
     public static JobOptions read(String json) {
-        JsonNode n = Json.tree(json);
         JobOptions.Builder b = JobOptions.builder();
+        JsonNode n;
+        try {
+            n = Json.tree(json);
+        } catch (RuntimeException e) {
+            log.warn("job options are not JSON; using defaults: {}", e.getMessage());
+            return b.build();
+        }
         if (n == null || !n.isObject()) {
             return b.build();
         }
-        if (n.hasNonNull("attempts")) b.attempts(Math.max(0, n.get("attempts").asInt()));
-        if (n.hasNonNull("delay")) b.delay(Duration.ofMillis(Math.max(0, n.get("delay").asLong())));
-        if (n.hasNonNull("priority")) b.priority(n.get("priority").asInt());
-        if (n.hasNonNull("lifo")) b.lifo(n.get("lifo").asBoolean());
-        if (n.hasNonNull("jobId")) b.jobIdUnchecked(n.get("jobId").asText());
-        if (n.hasNonNull("timestamp")) b.timestamp(Instant.ofEpochMilli(n.get("timestamp").asLong()));
-        JsonNode backoff = n.get("backoff");
-        if (backoff != null && backoff.isNumber()) {
-            b.backoff(Backoff.fixed(Duration.ofMillis(backoff.asLong())));
-        } else if (backoff != null && backoff.isObject() && backoff.hasNonNull("type")) {
-            b.backoff(Backoff.of(backoff.get("type").asText(), Duration.ofMillis(backoff.path("delay").asLong(0)),
-                    backoff.path("jitter").asDouble(0)));
-        }
-        KeepJobs rc = keep(n.get("removeOnComplete"));
-        if (rc != null) b.removeOnComplete(rc);
-        KeepJobs rf = keep(n.get("removeOnFail"));
-        if (rf != null) b.removeOnFail(rf);
-        if (n.hasNonNull("stackTraceLimit")) b.stackTraceLimit(n.get("stackTraceLimit").asInt());
-        if (n.hasNonNull("kl")) b.keepLogs(n.get("kl").asInt());
-        if (n.hasNonNull("sizeLimit")) b.sizeLimit(n.get("sizeLimit").asInt());
+        lenient("attempts", () -> b.attempts(Math.max(0, n.get("attempts").asInt())), n);
+        lenient("delay", () -> b.delay(Duration.ofMillis(Math.max(0, n.get("delay").asLong()))), n);
+        lenient("priority", () -> b.priority(n.get("priority").asInt()), n);
+        lenient("lifo", () -> b.lifo(n.get("lifo").asBoolean()), n);
+        lenient("jobId", () -> b.jobIdUnchecked(n.get("jobId").asText()), n);
+        lenient("timestamp", () -> b.timestamp(Instant.ofEpochMilli(n.get("timestamp").asLong())), n);
+        lenient("backoff", () -> {
+            JsonNode backoff = n.get("backoff");
+            if (backoff.isNumber()) {
+                b.backoff(Backoff.fixed(Duration.ofMillis(backoff.asLong())));
+            } else if (backoff.isObject() && backoff.hasNonNull("type")) {
+                b.backoff(Backoff.of(backoff.get("type").asText(),
+                        Duration.ofMillis(backoff.path("delay").asLong(0)), backoff.path("jitter").asDouble(0)));
+            }
+        }, n);
+        lenient("removeOnComplete", () -> {
+            KeepJobs rc = keep(n.get("removeOnComplete"));
+            if (rc != null) b.removeOnComplete(rc);
+        }, n);
+        lenient("removeOnFail", () -> {
+            KeepJobs rf = keep(n.get("removeOnFail"));
+            if (rf != null) b.removeOnFail(rf);
+        }, n);
+        lenient("stackTraceLimit", () -> b.stackTraceLimit(n.get("stackTraceLimit").asInt()), n);
+        lenient("kl", () -> b.keepLogs(n.get("kl").asInt()), n);
+        // BullMQ treats a sizeLimit of 0 as none
+        lenient("sizeLimit", () -> {
+            if (n.get("sizeLimit").asInt() > 0) b.sizeLimit(n.get("sizeLimit").asInt());
+        }, n);
         return b.build();
+    }
+
+    /** Applies one stored option if present; one out of range is skipped, not fatal. */
+    private static void lenient(String field, Runnable apply, JsonNode n) {
+        if (!n.hasNonNull(field)) {
+            return;
+        }
+        try {
+            apply.run();
+        } catch (RuntimeException e) {
+            log.warn("ignoring stored job option {}={}: {}", field, n.get(field), e.getMessage());
+        }
     }
 
     private static KeepJobs keep(JsonNode n) {

@@ -1,0 +1,122 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Closing a worker, and concurrency: what runs, what waits, what is given back. */
+class WorkerCloseTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @Test
+    void closeWaitsForTheRunningJob() throws Exception {
+        String q = queueName("close");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        Recorder rec = new Recorder();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("slow", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                return gate.await(10, TimeUnit.SECONDS);
+            }, workerOptions().build());
+            worker.addListener(rec);
+            try {
+                assertTrue(started.await(10, TimeUnit.SECONDS));
+                CompletableFuture<Void> closing = CompletableFuture.runAsync(worker::close);
+                eventually(WAIT, () -> !worker.isRunning(), "closing began");
+                assertThrows(TimeoutException.class, () -> closing.get(500, TimeUnit.MILLISECONDS),
+                        "close returned while its job ran");
+                gate.countDown();
+                closing.get(10, TimeUnit.SECONDS);
+                Map<String, String> h = hash(q, job.id());
+                assertEquals("true", h.get("returnvalue"), "the job finished before close returned");
+                assertNotNull(redis().zscore(key(q, "completed"), job.id()));
+                eventually(WAIT, () -> rec.count("closed") == 1, "closed callback");
+            } finally {
+                gate.countDown();
+                worker.close();
+            }
+        }
+    }
+
+    @Test
+    void closeWithTimeoutInterruptsAndGivesTheJobBack() throws Exception {
+        String q = queueName("closeforce");
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("stuck", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                    throw e;
+                }
+                return null;
+            }, workerOptions().build());
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            long start = System.nanoTime();
+            worker.close(Duration.ofMillis(300));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(ms < 10_000, "close(300 ms) took " + ms + " ms");
+            assertTrue(interrupted.get(), "the job's thread was interrupted");
+            // an interrupted job is not the job's failure: it goes back to wait for another worker
+            assertEquals(List.of(job.id()), redis().lrange(key(q, "wait"), 0, -1));
+            assertEquals(0, redis().llen(key(q, "active")));
+            assertEquals(0, redis().exists(key(q, job.id() + ":lock")));
+            assertNull(redis().zscore(key(q, "failed"), job.id()));
+            assertNull(hash(q, job.id()).get("failedReason"));
+        }
+    }
+
+    @Test
+    void concurrencyRunsNJobsAtOnceAndNeverMore() throws Exception {
+        String q = queueName("conc");
+        int n = 3;
+        CountDownLatch allIn = new CountDownLatch(n);
+        CountDownLatch gate = new CountDownLatch(1);
+        AtomicInteger current = new AtomicInteger();
+        AtomicInteger max = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            for (int i = 0; i < 2 * n; i++) {
+                queue.add("j" + i, Map.of());
+            }
+            Worker worker = new Worker(q, j -> {
+                max.accumulateAndGet(current.incrementAndGet(), Math::max);
+                allIn.countDown();
+                try {
+                    return gate.await(10, TimeUnit.SECONDS);
+                } finally {
+                    current.decrementAndGet();
+                }
+            }, workerOptions().concurrency(n).build());
+            try {
+                assertTrue(allIn.await(10, TimeUnit.SECONDS), "N jobs run at once");
+                assertEquals(n, redis().llen(key(q, "active")));
+                assertEquals(n, redis().llen(key(q, "wait")));
+                assertEquals(n, worker.activeCount());
+                gate.countDown();
+                eventually(WAIT, () -> redis().zcard(key(q, "completed")) == 2 * n, "all completed");
+            } finally {
+                gate.countDown();
+                worker.close();
+            }
+            assertEquals(n, max.get(), "never more than concurrency");
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Worker lifecycle: run, pause/resume, drain, close, and concurrency. */
+class WorkerLifecycleTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    /** True once the worker's fetch thread is parked waiting for resume: from then on it cannot fetch. */
+    private static boolean fetchParked(String q) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("bull4j-fetch-" + q)) {
+                return t.getState() == Thread.State.WAITING && Arrays.stream(t.getStackTrace())
+                        .anyMatch(f -> f.getMethodName().equals("awaitResumed"));
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void autorunFalseWaitsForRunAndRunTwiceThrows() throws Exception {
+        String q = queueName("autorun");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("j", Map.of());
+            Worker worker = new Worker(q, j -> "ran", workerOptions().autorun(false).name("w1").build());
+            try {
+                assertFalse(worker.isRunning());
+                assertEquals(List.of(job.id()), redis().lrange(key(q, "wait"), 0, -1));
+                worker.run();
+                assertTrue(worker.isRunning());
+                assertThrows(Bull4jException.class, worker::run);
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), job.id()) != null, "completed");
+                assertEquals("w1", hash(q, job.id()).get("pb"), "processedBy is the worker's name");
+                // the name bullmq's getWorkers() looks for on the blocking connection
+                String clientName = "bull:" + java.util.Base64.getEncoder().encodeToString(q.getBytes()) + ":w:w1";
+                eventually(WAIT, () -> redis().clientList().contains("name=" + clientName + " "), clientName);
+            } finally {
+                worker.close();
+            }
+            assertFalse(worker.isRunning());
+            assertThrows(Bull4jException.class, worker::run);
+        }
+    }
+
+    @Test
+    void closingAWorkerThatNeverRanIsPrompt() {
+        String q = queueName("neverrun");
+        Worker worker = new Worker(q, j -> null, workerOptions().drainDelay(Duration.ofSeconds(5)).autorun(false)
+                .build());
+        long start = System.nanoTime();
+        worker.close();
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms < 3_000, "close took " + ms + " ms");
+        assertEquals(0, redis().keys(key(q, "*")).size(), "a worker that never ran wrote nothing");
+    }
+
+    @Test
+    void pauseStopsTakingJobsAndResumeTakesThemAgain() throws Exception {
+        String q = queueName("pause");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Worker worker = new Worker(q, j -> "ok", workerOptions().build());
+            try {
+                worker.pause();
+                assertTrue(worker.isPaused());
+                eventually(WAIT, () -> fetchParked(q), "fetch loop parked");
+                Job job = queue.add("j", Map.of());
+                assertEquals(List.of(job.id()), redis().lrange(key(q, "wait"), 0, -1), "not taken while paused");
+                assertTrue(fetchParked(q));
+                worker.resume();
+                assertFalse(worker.isPaused());
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), job.id()) != null, "completed");
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    @Test
+    void pauseWhileEverySlotIsBusyTakesNoMoreJobs() throws Exception {
+        String q = queueName("pausebusy");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.add("first", Map.of());
+            Job second = queue.add("second", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                return gate.await(10, TimeUnit.SECONDS);
+            }, workerOptions().concurrency(1).build());
+            try {
+                assertTrue(started.await(10, TimeUnit.SECONDS));
+                worker.pause(); // the fetch loop is waiting for the busy slot now
+                gate.countDown();
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), first.id()) != null, "first completed");
+                eventually(WAIT, () -> fetchParked(q), "fetch loop parked");
+                assertEquals(List.of(second.id()), redis().lrange(key(q, "wait"), 0, -1), "taken while paused");
+                assertNull(hash(q, second.id()).get("processedOn"));
+                worker.resume();
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), second.id()) != null, "second completed");
+            } finally {
+                gate.countDown();
+                worker.close();
+            }
+        }
+    }
+
+    @Test
+    void drainReportsFinishedRunningAndTimeout() throws Exception {
+        String q = queueName("drain");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("slow", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                return gate.await(10, TimeUnit.SECONDS);
+            }, workerOptions().build());
+            try {
+                assertTrue(started.await(10, TimeUnit.SECONDS));
+                DrainResult timedOut = worker.drain(Duration.ofMillis(300));
+                assertTrue(timedOut.timedOut(), timedOut.toString());
+                assertEquals(1, timedOut.stillRunning());
+                assertEquals(0, timedOut.finished());
+
+                gate.countDown();
+                DrainResult done = worker.drain(Duration.ofSeconds(10));
+                assertFalse(done.timedOut(), done.toString());
+                assertEquals(0, done.stillRunning());
+                assertEquals(1, done.finished());
+                assertNotNull(redis().zscore(key(q, "completed"), job.id()));
+
+                assertTrue(worker.isPaused(), "a drained worker stays paused");
+                eventually(WAIT, () -> fetchParked(q), "fetch loop parked");
+                Job next = queue.add("next", Map.of());
+                assertEquals(List.of(next.id()), redis().lrange(key(q, "wait"), 0, -1));
+                worker.resume();
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), next.id()) != null, "next completed");
+            } finally {
+                gate.countDown();
+                worker.close();
+            }
+        }
+    }
+}

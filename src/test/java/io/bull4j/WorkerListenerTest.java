@@ -1,0 +1,84 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Worker listeners: every callback on the worker's event thread, and a throwing listener is harmless. */
+class WorkerListenerTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    /** Throws from every callback. */
+    private static final WorkerListener THROWER = new WorkerListener() {
+        @Override
+        public void onActive(Job job) {
+            throw new IllegalStateException("listener bug");
+        }
+
+        @Override
+        public void onCompleted(Job job, Object result) {
+            throw new IllegalStateException("listener bug");
+        }
+
+        @Override
+        public void onFailed(Job job, Throwable error) {
+            throw new Error("listener bug");
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            throw new IllegalStateException("listener bug");
+        }
+    };
+
+    @Test
+    void callbacksRunOnTheEventThreadAndAThrowingListenerDoesNotStopTheWorker() throws Exception {
+        String q = queueName("listen");
+        Recorder rec = new Recorder();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job ok = queue.add("ok", Map.of());
+            Job bad = queue.add("bad", Map.of());
+            Job stolen = queue.add("stolen", Map.of());
+            Worker worker = new Worker(q, job -> {
+                switch (job.name()) {
+                    case "bad":
+                        throw new IllegalArgumentException("nope");
+                    case "stolen":
+                        // another owner took the lock: finishing is refused and reported as an error
+                        redis().set(key(q, job.id() + ":lock"), "other:1");
+                        return null;
+                    default:
+                        job.updateProgress(50);
+                        return "fine";
+                }
+            }, workerOptions().autorun(false).build());
+            worker.addListener(THROWER).addListener(rec);
+            worker.run();
+            try {
+                eventually(WAIT, () -> rec.count("error") >= 1 && rec.count("drained") >= 1, "error and drained");
+                assertTrue(rec.calls.contains("completed:" + ok.id() + "@bull4j-events-" + q), rec.calls.toString());
+                assertTrue(rec.calls.contains("progress:" + ok.id() + "@bull4j-events-" + q));
+                assertTrue(rec.calls.contains("failed:" + bad.id() + "@bull4j-events-" + q));
+                assertTrue(rec.calls.contains("active:" + stolen.id() + "@bull4j-events-" + q));
+
+                Job after = queue.add("ok", Map.of());
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), after.id()) != null,
+                        "still working after listeners threw");
+                eventually(WAIT, () -> rec.calls.contains("completed:" + after.id() + "@bull4j-events-" + q),
+                        "and still notifying");
+            } finally {
+                worker.close();
+            }
+            assertEquals(1, rec.count("closed"), "delivered before close returns");
+            for (String call : rec.calls) {
+                assertTrue(call.endsWith("@bull4j-events-" + q), "callback on another thread: " + call);
+            }
+            assertEquals("50", hash(q, ok.id()).get("progress"));
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.bull4j;
+
+import io.bull4j.support.RedisTestServer;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Map;
+
+import static io.bull4j.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Without Redis, calls fail with a RedisException within the command timeout instead of hanging. */
+class WorkerRedisDownTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    @Test
+    void connectingToNothingFailsWithinTheTimeout() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String uri = "redis://127.0.0.1:" + port;
+        long start = System.nanoTime();
+        assertThrows(RedisException.class, () -> Bull4jConnection.create(uri, TIMEOUT));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms < 10_000, "took " + ms + " ms");
+    }
+
+    @Test
+    void addFailsAndWorkerClosesWhenRedisDiesUnderThem() throws Exception {
+        try (RedisTestServer server = RedisTestServer.startDedicated();
+             Bull4jConnection conn = Bull4jConnection.create(server.uri(), TIMEOUT)) {
+            String q = queueName("down");
+            try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
+                assertEquals("1", queue.add("before", Map.of()).id());
+                WorkerTestKit.Recorder rec = new WorkerTestKit.Recorder();
+                Worker worker = new Worker(q, j -> null, WorkerOptions.builder().connection(conn)
+                        .drainDelay(Duration.ofSeconds(1)).build());
+                worker.addListener(rec);
+                eventually(Duration.ofSeconds(10), () -> server.sync().zscore("bull:" + q + ":completed", "1") != null,
+                        "processed while Redis was up");
+
+                server.kill();
+                long start = System.nanoTime();
+                RedisException e = assertThrows(RedisException.class, () -> queue.add("after", Map.of()));
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(ms < 10_000, "add took " + ms + " ms");
+                assertTrue(e.isTimeout() || e.getMessage().contains("unreachable")
+                        || e.getMessage().toLowerCase().contains("connection"), e.toString());
+
+                eventually(Duration.ofSeconds(15), () -> !rec.errors.isEmpty(), "the worker reports the fault");
+                start = System.nanoTime();
+                worker.close();
+                ms = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(ms < 20_000, "close without Redis took " + ms + " ms");
+            }
+        }
+    }
+}

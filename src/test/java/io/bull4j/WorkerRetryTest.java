@@ -1,0 +1,141 @@
+package io.bull4j;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Retries: attempts, what each failed attempt stores, stack trace limits, unrecoverable failures. */
+class WorkerRetryTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    private static Processor failing() {
+        return job -> {
+            throw new IllegalStateException("boom " + job.attemptsMade());
+        };
+    }
+
+    @Test
+    void failureIsRetriedAtOnceUntilAttemptsAreUsed() throws Exception {
+        String q = queueName("retry");
+        Recorder rec = new Recorder();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("j", Map.of(), JobOptions.builder().attempts(3).build());
+            Worker worker = new Worker(q, failing(), workerOptions().build()).addListener(rec);
+            try {
+                eventually(WAIT, () -> redis().zscore(key(q, "failed"), job.id()) != null, "job failed");
+            } finally {
+                worker.close();
+            }
+            Map<String, String> h = hash(q, job.id());
+            assertEquals("boom 2", h.get("failedReason"), "plain text, the last attempt's message");
+            assertEquals("3", h.get("atm"));
+            assertEquals("3", h.get("ats"));
+            JsonNode stack = json(h.get("stacktrace"));
+            assertEquals(3, stack.size(), "one entry per failed attempt");
+            assertTrue(stack.get(0).asText().contains("boom 0"));
+            assertTrue(stack.get(2).asText().contains("boom 2"));
+            assertEquals(2, events(q, "waiting", job.id()).stream().filter(e -> "active".equals(e.get("prev")))
+                    .count(), "each retry goes back to wait");
+            List<Map<String, String>> failed = events(q, "failed", job.id());
+            assertEquals(1, failed.size(), "only the final failure emits failed");
+            assertEquals("boom 2", failed.get(0).get("failedReason"));
+            assertEquals("active", failed.get(0).get("prev"));
+            List<Map<String, String>> exhausted = events(q, "retries-exhausted", job.id());
+            assertEquals(1, exhausted.size());
+            assertEquals("3", exhausted.get(0).get("attemptsMade"));
+            eventually(WAIT, () -> rec.count("failed") == 3, "a failed callback per attempt");
+        }
+    }
+
+    @Test
+    void listenersSeeTheJobAsTheOutcomeLeftIt() throws Exception {
+        String q = queueName("snapshot");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.add("bad", Map.of(), JobOptions.builder().attempts(2).build());
+            Job good = queue.add("good", Map.of());
+            Worker worker = new Worker(q, j -> {
+                if (j.name().equals("bad")) {
+                    throw new IllegalStateException("boom " + j.attemptsMade());
+                }
+                return 7;
+            }, workerOptions().build());
+            worker.addListener(new WorkerListener() {
+                @Override
+                public void onFailed(Job job, Throwable error) {
+                    seen.add("failed atm=" + job.attemptsMade() + " reason=" + job.failedReason()
+                            + " stack=" + job.stacktrace().size());
+                }
+
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    seen.add("completed atm=" + job.attemptsMade() + " rv=" + job.returnValueJson()
+                            + " finished=" + (job.finishedOn() != null));
+                }
+            });
+            try {
+                eventually(WAIT, () -> seen.size() == 3, "three outcomes");
+            } finally {
+                worker.close();
+            }
+            // the retried job goes to the back of wait, behind "good"
+            assertEquals(List.of("failed atm=1 reason=boom 0 stack=1", "completed atm=1 rv=7 finished=true",
+                    "failed atm=2 reason=boom 1 stack=2"), seen);
+            assertEquals("1", hash(q, good.id()).get("atm"));
+        }
+    }
+
+    @Test
+    void stackTraceLimitKeepsTheNewest() throws Exception {
+        String q = queueName("stl");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job two = queue.add("two", Map.of(), JobOptions.builder().attempts(3).stackTraceLimit(2).build());
+            Job none = queue.add("none", Map.of(), JobOptions.builder().attempts(2).stackTraceLimit(0).build());
+            Worker worker = new Worker(q, failing(), workerOptions().build());
+            try {
+                eventually(WAIT, () -> redis().zcard(key(q, "failed")) == 2, "both failed");
+            } finally {
+                worker.close();
+            }
+            JsonNode stack = json(hash(q, two.id()).get("stacktrace"));
+            assertEquals(2, stack.size());
+            assertTrue(stack.get(0).asText().contains("boom 1"));
+            assertTrue(stack.get(1).asText().contains("boom 2"));
+            assertEquals("[]", hash(q, none.id()).get("stacktrace"));
+        }
+    }
+
+    @Test
+    void unrecoverableFailsAtOnce() throws Exception {
+        String q = queueName("unrec");
+        AtomicInteger runs = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("j", Map.of(), JobOptions.builder().attempts(5)
+                    .backoff(Backoff.fixed(Duration.ofMillis(10))).build());
+            Worker worker = new Worker(q, j -> {
+                runs.incrementAndGet();
+                throw new UnrecoverableException("bad input");
+            }, workerOptions().build());
+            try {
+                eventually(WAIT, () -> redis().zscore(key(q, "failed"), job.id()) != null, "failed");
+            } finally {
+                worker.close();
+            }
+            assertEquals(1, runs.get());
+            Map<String, String> h = hash(q, job.id());
+            assertEquals("bad input", h.get("failedReason"));
+            assertEquals("1", h.get("atm"));
+            assertEquals(1, json(h.get("stacktrace")).size());
+            assertTrue(events(q, "delayed", job.id()).isEmpty());
+        }
+    }
+}

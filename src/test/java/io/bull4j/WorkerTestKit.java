@@ -1,0 +1,187 @@
+package io.bull4j;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bull4j.internal.codec.Json;
+import io.lettuce.core.Range;
+import io.lettuce.core.StreamMessage;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.bull4j.TestSupport.redis;
+
+/** Plumbing for the worker and add-option tests: keys, the events stream, controllable clocks, a recorder. */
+final class WorkerTestKit {
+    private WorkerTestKit() {
+    }
+
+    /** A key of queue {@code q} under the default prefix, written out as BullMQ names it. */
+    static String key(String q, String suffix) {
+        return "bull:" + q + ":" + suffix;
+    }
+
+    static Map<String, String> hash(String q, String jobId) {
+        return redis().hgetall(key(q, jobId));
+    }
+
+    /** Every entry of the queue's events stream, oldest first, as field maps. */
+    static List<Map<String, String>> events(String q) {
+        List<Map<String, String>> out = new ArrayList<>();
+        for (StreamMessage<String, String> m : redis().xrange(key(q, "events"), Range.create("-", "+"))) {
+            out.add(m.getBody());
+        }
+        return out;
+    }
+
+    /** Entries of one event name for one job (jobId null: any job). */
+    static List<Map<String, String>> events(String q, String event, String jobId) {
+        List<Map<String, String>> out = new ArrayList<>();
+        for (Map<String, String> e : events(q)) {
+            if (event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    /** The event names of one job, in stream order. */
+    static List<String> eventNames(String q, String jobId) {
+        List<String> out = new ArrayList<>();
+        for (Map<String, String> e : events(q)) {
+            if (jobId.equals(e.get("jobId"))) {
+                out.add(e.get("event"));
+            }
+        }
+        return out;
+    }
+
+    static JsonNode json(String text) {
+        return Json.tree(text);
+    }
+
+    static long idCounter(String q) {
+        String v = redis().get(key(q, "id"));
+        return v == null ? 0 : Long.parseLong(v);
+    }
+
+    /** A clock that stands still until the test moves it, so delays and ages are decided by the test. */
+    static final class ManualClock extends Clock {
+        private final AtomicLong millis;
+
+        ManualClock(long startMillis) {
+            this.millis = new AtomicLong(startMillis);
+        }
+
+        void advance(Duration d) {
+            millis.addAndGet(d.toMillis());
+        }
+
+        @Override
+        public long millis() {
+            return millis.get();
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    /** Real time, but never the same millisecond twice: finish times are strictly ordered. */
+    static final class TickingClock extends Clock {
+        private final AtomicLong last = new AtomicLong();
+
+        @Override
+        public long millis() {
+            return last.updateAndGet(prev -> Math.max(prev + 1, System.currentTimeMillis()));
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    /** Records worker callbacks as "event:jobId@thread" lines, and failures by job. */
+    static final class Recorder implements WorkerListener {
+        final ConcurrentLinkedQueue<String> calls = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+
+        private void note(String event, String jobId) {
+            calls.add(event + ":" + jobId + "@" + Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onActive(Job job) {
+            note("active", job.id());
+        }
+
+        @Override
+        public void onProgress(Job job, Object progress) {
+            note("progress", job.id());
+        }
+
+        @Override
+        public void onCompleted(Job job, Object result) {
+            note("completed", job.id());
+        }
+
+        @Override
+        public void onFailed(Job job, Throwable error) {
+            note("failed", job.id());
+        }
+
+        @Override
+        public void onStalled(String jobId) {
+            note("stalled", jobId);
+        }
+
+        @Override
+        public void onDrained() {
+            note("drained", "-");
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            errors.add(error);
+            note("error", "-");
+        }
+
+        @Override
+        public void onClosed() {
+            note("closed", "-");
+        }
+
+        long count(String event) {
+            return calls.stream().filter(c -> c.startsWith(event + ":")).count();
+        }
+    }
+}
