@@ -56,7 +56,16 @@ public final class Worker implements AutoCloseable {
     }
 
     public Worker(String queueName, Processor processor, WorkerOptions options) {
+        this(queueName, processor, options, new WorkerListener[0]);
+    }
+
+    /**
+     * With listeners registered before the worker starts, so that none of its first events is missed (with
+     * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
+     */
+    public Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener... listeners) {
         ValidationException.check(processor != null, "processor", "must not be null");
+        ValidationException.check(listeners != null, "listeners", "must not be null");
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), queueName);
         this.opts = options;
@@ -67,6 +76,9 @@ public final class Worker implements AutoCloseable {
         this.ownsExecutor = options.executor() == null;
         this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency()) : options.executor();
         this.bus = new ListenerBus(queueName);
+        for (WorkerListener l : listeners) {
+            bus.add(Objects.requireNonNull(l, "listener"));
+        }
         this.slots = new Slots(options.concurrency());
         this.locks = new LockRenewer(ctx, options.lockDuration().toMillis(), bus);
         this.stalled = new StalledChecker(ctx, options.maxStalledCount(), options.stalledInterval().toMillis(), bus);
@@ -102,7 +114,10 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** Adds a listener; see {@link WorkerListener} for the thread it runs on. */
+    /**
+     * Adds a listener; see {@link WorkerListener} for the thread it runs on. Events of jobs taken before this
+     * call are not delivered to it: pass listeners to the constructor to see every event.
+     */
     public Worker addListener(WorkerListener listener) {
         bus.add(Objects.requireNonNull(listener, "listener"));
         return this;

@@ -55,7 +55,10 @@ public final class RedisTestServer implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** The process-wide server: REDIS_URL if set, else a redis-server we start once per JVM. */
+    /**
+     * The process-wide server: REDIS_URL if set, else a redis-server from PATH started once per JVM, else a
+     * Redis container when Docker runs, else the embedded binary.
+     */
     public static synchronized RedisTestServer get() {
         if (shared == null) {
             String url = System.getenv("REDIS_URL");
@@ -63,6 +66,10 @@ public final class RedisTestServer implements AutoCloseable {
             if (url != null && !url.isBlank()) {
                 RedisURI parsed = RedisURI.create(url);
                 server = new RedisTestServer(url, parsed.getHost(), parsed.getPort(), null, null);
+            } else if (onPath("redis-server").isEmpty() && DockerRedis.available()) {
+                String dockerUrl = DockerRedis.start();
+                RedisURI parsed = RedisURI.create(dockerUrl);
+                server = new RedisTestServer(dockerUrl, parsed.getHost(), parsed.getPort(), null, null);
             } else {
                 server = startNew();
             }
