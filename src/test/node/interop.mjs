@@ -1,7 +1,7 @@
 // Drives the REAL bullmq from the Java interop tests (io.bull4j.support.NodeBullmq).
 // Contract: stdout carries only JSON, one object per line; everything else goes to stderr.
 // Usage: node interop.mjs <command> <redisUrl> <queue> [args...]  (see USAGE below)
-import { Queue, Worker, Job } from 'bullmq';
+import { Queue, Worker, Job, QueueEvents } from 'bullmq';
 
 const USAGE = `commands:
   add     <url> <queue> <name> <dataJson> [optsJson]
@@ -9,7 +9,8 @@ const USAGE = `commands:
   fail    <url> <queue> <count> <message>
   getJob  <url> <queue> <id>
   counts  <url> <queue>
-  hang    <url> <queue>`;
+  hang    <url> <queue>
+  events  <url> <queue> <count> [lastEventId]`;
 const TIMEOUT_MS = 30_000; // overall bound for process/fail; exit code 2 when hit
 
 // why: a stray console.log (ours or a library's) must not corrupt the JSON stream
@@ -121,6 +122,44 @@ async function hang() {
   return new Promise(() => {}); // runs until killed
 }
 
+// bullmq's QueueEvents emits each event under its own name (no wildcard): these are the ones it writes.
+const EVENT_NAMES = ['added', 'waiting', 'active', 'progress', 'completed', 'failed', 'delayed', 'stalled',
+  'removed', 'drained', 'paused', 'resumed', 'duplicated', 'deduplicated', 'retries-exhausted',
+  'waiting-children', 'cleaned'];
+
+// Reads the events stream with bullmq's own QueueEvents (from lastEventId, default '$') and prints each
+// event as bullmq hands it over ({event, id, ...args}, with its parsed fields) until `count` were seen.
+async function events(countStr, lastEventId) {
+  const count = Number(countStr);
+  const queueEvents = new QueueEvents(queueName, { connection, lastEventId, blockingTimeout: 1000 });
+  queueEvents.on('error', (err) => console.error('queue events error:', err));
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = async (code) => {
+      clearTimeout(timer);
+      await queueEvents.close();
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      console.error(`timeout: ${seen}/${count} events after ${TIMEOUT_MS} ms`);
+      finish(2);
+    }, TIMEOUT_MS);
+    for (const name of EVENT_NAMES) {
+      queueEvents.on(name, (...args) => {
+        if (seen >= count) {
+          return;
+        }
+        // drained comes as (id); the others as (fields, id)
+        const line = name === 'drained' ? { event: name, id: args[0] } : { event: name, id: args[1], ...args[0] };
+        out(line);
+        if (++seen >= count) {
+          finish(0);
+        }
+      });
+    }
+  });
+}
+
 const commands = {
   add: () => add(...rest),
   process: () => processJobs(...rest),
@@ -128,6 +167,7 @@ const commands = {
   getJob: () => getJob(...rest),
   counts: () => counts(),
   hang: () => hang(),
+  events: () => events(...rest),
 };
 
 const run = commands[command];

@@ -5,6 +5,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * A Redis connection that many {@link Queue}s and {@link Worker}s can share. Thread-safe. Workers open one more
@@ -16,6 +19,9 @@ import java.time.Duration;
  *     ...
  * }
  * }</pre>
+ *
+ * <p>On Redis Cluster use {@link #createCluster(String...)} or {@link #using(RedisClusterClient)}, and give every
+ * queue a hash tag (prefix {@code "{bull}"} or a name like {@code "{emails}"}).
  *
  * <p>Closing it closes the connections bull4j opened, and the Lettuce client only if bull4j created it: a
  * client passed to {@link #using(RedisClient)} stays the caller's to shut down.
@@ -44,12 +50,38 @@ public final class Bull4jConnection implements AutoCloseable {
         return new Bull4jConnection(RedisLink.open(uri, checkTimeout(commandTimeout)));
     }
 
+    /**
+     * To a Redis Cluster, from the URIs of one or more of its nodes ({@code redis://host:port}; the others are
+     * discovered). Every queue used on it needs a hash tag in its prefix or name, e.g. prefix {@code "{bull}"}:
+     * a Queue or Worker without one is refused at construction with a {@link ValidationException}.
+     *
+     * <pre>{@code
+     * Bull4jConnection redis = Bull4jConnection.createCluster("redis://10.0.0.1:7000", "redis://10.0.0.2:7000");
+     * Queue emails = new Queue("emails", QueueOptions.builder().connection(redis).prefix("{bull}").build());
+     * }</pre>
+     */
+    public static Bull4jConnection createCluster(String... seedUris) {
+        ValidationException.check(seedUris != null, "seedUris", "must not be null");
+        return createCluster(Arrays.asList(seedUris), DEFAULT_COMMAND_TIMEOUT);
+    }
+
+    /** To a Redis Cluster, as {@link #createCluster(String...)}, with a command timeout. */
+    public static Bull4jConnection createCluster(List<String> seedUris, Duration commandTimeout) {
+        ValidationException.check(seedUris != null, "seedUris", "must not be null");
+        ValidationException.check(seedUris.stream().allMatch(Objects::nonNull), "seedUris", "must not hold null");
+        return new Bull4jConnection(RedisLink.openCluster(seedUris, checkTimeout(commandTimeout)));
+    }
+
     /** On a Lettuce client the caller owns and shuts down. */
     public static Bull4jConnection using(RedisClient client) {
         return new Bull4jConnection(RedisLink.using(client, DEFAULT_COMMAND_TIMEOUT));
     }
 
-    /** On a Redis Cluster client the caller owns; queue keys need a hash tag, e.g. a prefix {@code {bull}}. */
+    /**
+     * On a Redis Cluster client the caller owns and shuts down. Queue keys need a hash tag, e.g. a prefix
+     * {@code "{bull}"}, as for {@link #createCluster(String...)}. The client's options are left as they are: enable
+     * topology refresh on it (periodic and adaptive) if slots may move while it runs.
+     */
     public static Bull4jConnection using(RedisClusterClient client) {
         return new Bull4jConnection(RedisLink.using(client, DEFAULT_COMMAND_TIMEOUT));
     }

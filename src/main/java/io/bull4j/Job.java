@@ -359,6 +359,34 @@ public final class Job {
         return new JobFinishWaiter(ctx, this).await(timeout);
     }
 
+    /**
+     * As {@link #waitUntilFinished(Duration)}, but listening on a running {@link QueueEvents} of this job's queue
+     * instead of opening a reader per call: the way to wait for many jobs at once.
+     *
+     * <pre>{@code
+     * try (QueueEvents events = new QueueEvents("emails", eventsOptions)) {
+     *     for (Job job : queue.addBulk(batch)) {
+     *         results.add(job.waitUntilFinished(events, Duration.ofMinutes(1)));
+     *     }
+     * }
+     * }</pre>
+     *
+     * @param events a reader of this job's queue, not closed
+     * @throws JobFailedException when the job failed (for good), with its reason
+     * @throws WaitTimeoutException when it did not finish within {@code timeout}
+     * @throws JobException {@code JOB_NOT_FOUND} when the job does not exist or is removed while waited for
+     * @throws Bull4jException when {@code events} is closed while waiting
+     */
+    public Job waitUntilFinished(QueueEvents events, Duration timeout) {
+        ValidationException.check(events != null, "queueEvents", "must not be null");
+        ValidationException.check(events.keys().qualifiedName().equals(ctx.keys.qualifiedName()), "queueEvents",
+                "reads " + events.keys().qualifiedName() + ", not this job's queue " + ctx.keys.qualifiedName());
+        ValidationException.check(!events.isClosed(), "queueEvents", "is closed");
+        ValidationException.check(timeout != null && timeout.toMillis() > 0, "timeout",
+                "must be at least 1 ms (was " + timeout + ")");
+        return new JobFinishWaiter(ctx, this).await(events, timeout);
+    }
+
     @Override
     public String toString() {
         return "Job{queue=" + ctx.name() + ", id=" + id + ", name=" + name() + "}";

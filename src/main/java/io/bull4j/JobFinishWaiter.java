@@ -1,30 +1,22 @@
 package io.bull4j;
 
-import io.bull4j.internal.redis.Await;
-import io.bull4j.internal.redis.DedicatedConnection;
 import io.bull4j.internal.script.IsFinished;
 import io.bull4j.internal.script.ScriptErrors;
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XReadArgs;
 
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * {@link Job#waitUntilFinished(Duration)}: follows the queue's events stream with {@code XREAD BLOCK} on a
- * connection of its own, so there is no polling. The stream position is read before the job's state, so a finish
- * that lands between the two reads is still found in the stream.
+ * {@link Job#waitUntilFinished}: listens on a {@link QueueEvents} for the job's end, so nothing polls. The
+ * listener is registered before the job's state is read, so a finish that lands between the two is still seen.
  */
 final class JobFinishWaiter {
-    /** One blocking read at most this long, as BullMQ's QueueEvents, to stay clear of client-side timeouts. */
-    private static final long MAX_BLOCK_MS = 10_000;
-    private static final int BATCH = 500;
-
     private final QueueContext ctx;
     private final Job job;
 
@@ -33,87 +25,114 @@ final class JobFinishWaiter {
         this.job = job;
     }
 
+    /** With a reader of its own, from the stream's current end, closed before returning. */
     Job await(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String events = ctx.keys.events();
-        List<StreamMessage<String, String>> last = ctx.await(
-                ctx.redis().xrevrange(events, Range.create("-", "+"), Limit.from(1)), "XREVRANGE");
-        String cursor = last == null || last.isEmpty() ? "0-0" : last.get(0).getId();
+        // a job that has finished already needs no reader (nor its connection)
         IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
-        switch (now.status()) {
-            case COMPLETED:
-                return new Job(ctx, job.id(), now.fields(), null);
-            case FAILED:
-                throw new JobFailedException(ctx.name(), job.id(), now.fields().get("failedReason"));
-            default:
-                break;
+        if (now.status() == IsFinished.Status.COMPLETED || now.status() == IsFinished.Status.FAILED) {
+            return finished(now);
         }
-        // a missing job may have finished and been removed (removeOnComplete) just now: look, but do not wait
-        boolean block = now.status() != IsFinished.Status.MISSING;
-        DedicatedConnection conn = null;
-        try {
-            while (true) {
-                long blockMs = 0;
-                if (block) {
-                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                    if (left <= 0) {
-                        throw new WaitTimeoutException(ctx.name(), job.id(), timeout);
-                    }
-                    blockMs = Math.min(left, MAX_BLOCK_MS);
-                    if (conn == null) {
-                        conn = ctx.link.openDedicated(null);
-                    }
-                }
-                XReadArgs args = XReadArgs.Builder.count(BATCH);
-                if (block) {
-                    args.block(blockMs);
-                }
-                XReadArgs.StreamOffset<String> from = XReadArgs.StreamOffset.from(events, cursor);
-                List<StreamMessage<String, String>> batch = Await.result(
-                        (block ? conn.commands() : ctx.redis()).xread(args, from),
-                        Duration.ofMillis(blockMs).plus(ctx.link.commandTimeout()), "XREAD");
-                if (batch == null || batch.isEmpty()) {
-                    if (!block) {
-                        throw ScriptErrors.error(-1, ctx.name(), job.id(), "waitUntilFinished");
-                    }
-                    continue;
-                }
-                for (StreamMessage<String, String> entry : batch) {
-                    cursor = entry.getId();
-                    Job done = outcome(entry.getBody());
-                    if (done != null) {
-                        return done;
-                    }
-                }
-            }
-        } finally {
-            if (conn != null) {
-                conn.close();
-            }
+        try (QueueEvents events = new QueueEvents(ctx)) {
+            return await(events, timeout, true);
         }
     }
 
-    /** The finished job for a completed entry about this job; throws for failed or removed; else null. */
-    private Job outcome(Map<String, String> entry) {
-        if (!job.id().equals(entry.get("jobId"))) {
-            return null;
+    Job await(QueueEvents events, Duration timeout) {
+        return await(events, timeout, false);
+    }
+
+    /**
+     * @param start start {@code events} once the listener is on: then it starts at the stream's end after the
+     *     listener, so an end written meanwhile is either delivered or among the unread entries
+     */
+    private Job await(QueueEvents events, Duration timeout, boolean start) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        CompletableFuture<QueueEvent> end = new CompletableFuture<>();
+        QueueEventListener listener = e -> {
+            switch (e.type()) {
+                case COMPLETED: case FAILED: case REMOVED:
+                    end.complete(e);
+                    break;
+                default:
+                    break;
+            }
+        };
+        events.onJob(job.id(), listener, () -> end.completeExceptionally(
+                new Bull4jException("QueueEvents on " + ctx.name() + " closed while waiting for job " + job.id())));
+        try {
+            if (start) {
+                events.run();
+            }
+            IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
+            switch (now.status()) {
+                case COMPLETED: case FAILED:
+                    return finished(now);
+                case MISSING:
+                    // it may have finished and been removed (removeOnComplete) just now: look, but do not wait
+                    return outcome(end.isDone() ? waitFor(end, deadline, timeout) : unreadEnd(events));
+                default:
+                    return outcome(waitFor(end, deadline, timeout));
+            }
+        } finally {
+            events.removeListener(listener);
         }
-        switch (String.valueOf(entry.get("event"))) {
-            case "completed":
-                Map<String, String> stored = ctx.await(ctx.redis().hgetall(ctx.keys.job(job.id())), "getJob");
-                if (stored != null && !stored.isEmpty()) {
-                    return new Job(ctx, job.id(), stored, null);
-                }
-                // removed on completion: what we knew, with the result the event carries
-                Map<String, String> fields = new HashMap<>(job.fields());
-                fields.put("returnvalue", entry.get("returnvalue"));
-                return new Job(ctx, job.id(), fields, null);
-            case "failed":
-                throw new JobFailedException(ctx.name(), job.id(), entry.get("failedReason"));
-            case "removed":
-                throw ScriptErrors.error(-1, ctx.name(), job.id(), "waitUntilFinished: the job was removed");
-            default:
+    }
+
+    private Job finished(IsFinished.Result now) {
+        if (now.status() == IsFinished.Status.FAILED) {
+            throw new JobFailedException(ctx.name(), job.id(), now.fields().get("failedReason"));
+        }
+        return new Job(ctx, job.id(), now.fields(), null);
+    }
+
+    private QueueEvent waitFor(CompletableFuture<QueueEvent> end, long deadline, Duration timeout) {
+        try {
+            return end.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new WaitTimeoutException(ctx.name(), job.id(), timeout);
+        } catch (ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Bull4jException("waitUntilFinished: interrupted", e);
+        }
+    }
+
+    /** This job's end among the entries the reader has not handed on yet, or null. */
+    private QueueEvent unreadEnd(QueueEvents events) {
+        String cursor = events.lastEventId();
+        while (cursor != null) {
+            List<QueueEvent> batch = events.readAfter(cursor);
+            if (batch.isEmpty()) {
                 return null;
+            }
+            for (QueueEvent e : batch) {
+                cursor = e.id();
+                QueueEvent.Type t = e.type();
+                if (job.id().equals(e.jobId()) && (t == QueueEvent.Type.COMPLETED || t == QueueEvent.Type.FAILED)) {
+                    return e;
+                }
+            }
         }
+        return null;
+    }
+
+    /** The finished job for a completed event; throws for failed, removed or none. */
+    private Job outcome(QueueEvent e) {
+        if (e == null || e.type() == QueueEvent.Type.REMOVED) {
+            throw ScriptErrors.error(-1, ctx.name(), job.id(),
+                    e == null ? "waitUntilFinished" : "waitUntilFinished: the job was removed");
+        }
+        if (e.type() == QueueEvent.Type.FAILED) {
+            throw new JobFailedException(ctx.name(), job.id(), e.failedReason());
+        }
+        Map<String, String> stored = ctx.await(ctx.redis().hgetall(ctx.keys.job(job.id())), "getJob");
+        if (stored != null && !stored.isEmpty()) {
+            return new Job(ctx, job.id(), stored, null);
+        }
+        // removed on completion: what we knew, with the result the event carries
+        Map<String, String> fields = new HashMap<>(job.fields());
+        fields.put("returnvalue", e.returnValueJson());
+        return new Job(ctx, job.id(), fields, null);
     }
 }

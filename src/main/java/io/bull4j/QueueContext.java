@@ -17,7 +17,14 @@ final class QueueContext {
     final ObjectMapper mapper;
     final Clock clock;
 
+    /**
+     * On a Cluster link, refuses keys without a hash tag here, at construction, so that a queue never gets as far
+     * as a script that fails with CROSSSLOT. Queue and Worker both build one before touching Redis.
+     */
     QueueContext(QueueKeys keys, RedisLink link, ObjectMapper mapper, Clock clock) {
+        if (link.isCluster()) {
+            keys.requireSingleSlot();
+        }
         this.keys = keys;
         this.link = link;
         this.mapper = mapper;

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * The one place Redis key names are built, following BullMQ's layout: every key of queue {@code Q} under prefix
- * {@code P} is {@code "P:Q:" + suffix}, and a job's hash is {@code "P:Q:" + jobId}.
+ * {@code P} is {@code "P:Q:" + suffix}, and a job's hash is {@code "P:Q:" + jobId}. On Redis Cluster they
+ * share one slot only when {@code P} or {@code Q} holds a hash tag ({@code "{bull}"}); see {@link #hashTag()}.
  */
 public final class QueueKeys {
     public static final String DEFAULT_PREFIX = "bull";
@@ -69,6 +70,34 @@ public final class QueueKeys {
 
     public String logs(String jobId) {
         return job(jobId) + ":logs";
+    }
+
+    /**
+     * The hash tag every key of this queue shares, or null when there is none. Only a tag inside
+     * {@code prefix:name:} counts: one that a suffix or a job id could complete would spread the keys over slots.
+     */
+    public String hashTag() {
+        return KeySlot.tagWithin(base);
+    }
+
+    /** The Redis Cluster slot of every key of this queue, when {@link #hashTag()} is not null. */
+    public int slot() {
+        return KeySlot.of(base);
+    }
+
+    /**
+     * Refuses keys that Redis Cluster would spread over several slots, where a script touching two of them
+     * fails with CROSSSLOT. Called when the connection is a Cluster, before anything is written.
+     */
+    public void requireSingleSlot() {
+        if (hashTag() != null) {
+            return;
+        }
+        throw new ValidationException("prefix", "on Redis Cluster all keys of a queue must share one hash slot, "
+                + "but prefix \"" + prefix + "\" and queue name \"" + name + "\" give keys (\"" + base
+                + "...\") without a hash tag. Put one in the prefix, e.g. prefix(\"{" + prefix + "}\") (a tag "
+                + "shared by all queues), or in the queue name, e.g. \"{" + name + "}\" (one slot per queue); "
+                + "producers and workers of the queue must use the same keys");
     }
 
     /** The key of a state's set or list, for the state names BullMQ's getters accept. */

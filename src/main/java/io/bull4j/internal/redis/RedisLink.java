@@ -1,21 +1,26 @@
 package io.bull4j.internal.redis;
 
 import io.bull4j.RedisException;
+import io.bull4j.ValidationException;
 import io.bull4j.internal.script.ScriptRunner;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.StatefulRedisConnectionImpl;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,6 +31,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Code above it sees only {@link RedisClusterAsyncCommands}, which standalone and Cluster connections share.
  */
 public final class RedisLink implements AutoCloseable {
+    /** How often a Cluster client we create re-reads the slot map, besides the refreshes that redirects trigger. */
+    static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(30);
+
     private final AbstractRedisClient client;
     private final boolean ownsClient;
     private final Duration commandTimeout;
@@ -65,7 +73,7 @@ public final class RedisLink implements AutoCloseable {
         try {
             redisUri = RedisURI.create(Objects.requireNonNull(uri, "uri"));
         } catch (IllegalArgumentException e) {
-            throw new io.bull4j.ValidationException("uri", e.getMessage());
+            throw new ValidationException("uri", e.getMessage());
         }
         RedisClient client = RedisClient.create(redisUri);
         client.setOptions(ClientOptions.builder()
@@ -73,6 +81,36 @@ public final class RedisLink implements AutoCloseable {
                 // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .build());
+        return new RedisLink(client, true, commandTimeout);
+    }
+
+    /**
+     * Opens a Redis Cluster client of our own from one or more seed nodes (the rest are discovered); it is shut
+     * down by {@link #close()}. The topology is refreshed periodically and on MOVED/ASK redirects and reconnects,
+     * so slots that move after a failover or resharding are followed.
+     */
+    public static RedisLink openCluster(List<String> seedUris, Duration commandTimeout) {
+        ValidationException.check(seedUris != null && !seedUris.isEmpty(), "seedUris",
+                "must name at least one node");
+        List<RedisURI> uris = new ArrayList<>(seedUris.size());
+        for (String uri : seedUris) {
+            ValidationException.check(uri != null && !uri.isBlank(), "seedUris", "must not hold blanks");
+            try {
+                uris.add(RedisURI.create(uri));
+            } catch (IllegalArgumentException e) {
+                throw new ValidationException("seedUris", e.getMessage());
+            }
+        }
+        RedisClusterClient client = RedisClusterClient.create(uris);
+        client.setOptions(ClusterClientOptions.builder()
+                .autoReconnect(true)
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                        .enableAllAdaptiveRefreshTriggers()
+                        .build())
                 .build());
         return new RedisLink(client, true, commandTimeout);
     }
@@ -135,10 +173,28 @@ public final class RedisLink implements AutoCloseable {
         DedicatedConnection d = new DedicatedConnection(this, connection, asyncOf(connection));
         dedicated.add(d);
         if (clientName != null) {
-            // best effort: the name only serves getWorkers-style listings
-            d.commands().clientSetname(clientName);
+            name(connection, d.commands(), clientName);
         }
         return d;
+    }
+
+    /**
+     * Best effort, never awaited: the name only serves listings (BullMQ's getWorkers, CLIENT LIST). On a standalone
+     * connection Lettuce's own setter also records the name, so its reconnect handshake names the new socket too;
+     * the CLIENT SETNAME command alone would be forgotten on reconnect. On a Cluster, Lettuce sends the command to
+     * every node connection; after a reconnect those stay unnamed (Lettuce has no per-connection name there).
+     */
+    private static void name(StatefulConnection<String, String> connection,
+                             RedisClusterAsyncCommands<String, String> commands, String clientName) {
+        try {
+            if (connection instanceof StatefulRedisConnectionImpl) {
+                ((StatefulRedisConnectionImpl<String, String>) connection).setClientName(clientName);
+            } else {
+                commands.clientSetname(clientName);
+            }
+        } catch (RuntimeException ignored) {
+            // a connection without a name works all the same
+        }
     }
 
     void forget(DedicatedConnection d) {

@@ -1,0 +1,186 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+import static io.bull4j.JobOpsFixtures.finished;
+import static io.bull4j.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Job.waitUntilFinished(queueEvents, timeout): many waits on one shared reader. */
+class QueueEventsWaitTest {
+    private static final Duration LONG = Duration.ofSeconds(20);
+
+    private static QueueEvents events(String q) {
+        return new QueueEvents(q, QueueEventsOptions.builder().connection(connection()).build());
+    }
+
+    private static <T> CompletableFuture<T> async(Supplier<T> wait) {
+        return CompletableFuture.supplyAsync(wait, r -> new Thread(r, "waiter").start());
+    }
+
+    private static long blockedReads() {
+        return Arrays.stream(redis().clientList().split("\n"))
+                .filter(l -> l.contains("cmd=xread") && l.matches(".*flags=\\S*b.*")).count();
+    }
+
+    private static Throwable failure(CompletableFuture<?> f) {
+        return assertThrows(ExecutionException.class, () -> await(f)).getCause();
+    }
+
+    @Test
+    void manyWaitsShareOneReader() throws Exception {
+        String q = queueName("qe-wait-many");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            List<CompletableFuture<Job>> waits = new ArrayList<>();
+            List<Job> jobs = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                Job job = queue.add("w", Map.of("i", i));
+                jobs.add(job);
+                waits.add(async(() -> job.waitUntilFinished(events, LONG)));
+            }
+            eventually(Duration.ofSeconds(10), () -> blockedReads() == 1, "one blocked read for all the waits");
+            assertTrue(waits.stream().noneMatch(CompletableFuture::isDone));
+            try (Worker worker = new Worker(q, j -> j.data(Map.class).get("i"), workerOptions().build())) {
+                for (int i = 0; i < 5; i++) {
+                    Job done = await(waits.get(i));
+                    assertEquals(jobs.get(i).id(), done.id());
+                    assertEquals(String.valueOf(i), done.returnValueJson());
+                    assertNotNull(done.finishedOn(), "read back from Redis after the event");
+                }
+            }
+            assertTrue(events.isRunning(), "the reader is the caller's: it stays open");
+        }
+    }
+
+    @Test
+    void failedJobThrows() throws Exception {
+        String q = queueName("qe-wait-failed");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            Job job = queue.add("w", Map.of());
+            CompletableFuture<Job> done = async(() -> job.waitUntilFinished(events, LONG));
+            try (Worker worker = new Worker(q, j -> {
+                throw new IllegalStateException("no luck");
+            }, workerOptions().build())) {
+                JobFailedException e = assertInstanceOf(JobFailedException.class, failure(done));
+                assertEquals("no luck", e.failedReason());
+                assertEquals(job.id(), e.jobId());
+            }
+            assertEquals("no luck", redis().hget("bull:" + q + ":" + job.id(), "failedReason"));
+        }
+    }
+
+    @Test
+    void aFinishedJobAnswersAtOnce() {
+        String q = queueName("qe-wait-done");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            Job completed = finished(queue, "c", true, "[1,2]");
+            assertEquals(List.of(1, 2), completed.waitUntilFinished(events, Duration.ofMillis(50))
+                    .returnValue(List.class));
+            Job failed = finished(queue, "f", false, "bad");
+            assertEquals("bad", assertThrows(JobFailedException.class,
+                    () -> failed.waitUntilFinished(events, Duration.ofMillis(50))).failedReason());
+        }
+    }
+
+    @Test
+    void timesOutAndLeavesTheReaderRunning() throws Exception {
+        String q = queueName("qe-wait-timeout");
+        QueueEventsRecorder rec = new QueueEventsRecorder();
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            events.addListener(rec);
+            Job job = queue.add("w", Map.of());
+            WaitTimeoutException e = assertThrows(WaitTimeoutException.class,
+                    () -> job.waitUntilFinished(events, Duration.ofMillis(200)));
+            assertEquals(Duration.ofMillis(200), e.timeout());
+            assertEquals(JobState.WAITING, job.getState());
+            assertTrue(events.isRunning());
+            Job next = queue.add("next", Map.of());
+            rec.await(QueueEvent.Type.WAITING, next.id());
+        }
+    }
+
+    @Test
+    void removedOnCompleteReturnsTheEventsResult() throws Exception {
+        String q = queueName("qe-wait-roc");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            Job job = queue.add("w", Map.of("in", 1), JobOptions.builder().removeOnComplete(true).build());
+            CompletableFuture<Job> done = async(() -> job.waitUntilFinished(events, LONG));
+            try (Worker worker = new Worker(q, j -> Map.of("out", 2), workerOptions().build())) {
+                Job finished = await(done);
+                assertEquals(Map.of("out", 2), finished.returnValue(Map.class));
+                assertEquals(Map.of("in", 1), finished.data());
+            }
+            assertEquals(0, redis().exists("bull:" + q + ":" + job.id()));
+        }
+    }
+
+    @Test
+    void removedOrMissingIsNotFound() throws Exception {
+        String q = queueName("qe-wait-removed");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            Job gone = queue.add("g", Map.of());
+            assertTrue(gone.remove());
+            assertEquals(JobException.Reason.JOB_NOT_FOUND, assertThrows(JobException.class,
+                    () -> gone.waitUntilFinished(events, LONG)).reason());
+            Job job = queue.add("w", Map.of());
+            CompletableFuture<Job> done = async(() -> job.waitUntilFinished(events, LONG));
+            eventually(Duration.ofSeconds(10), () -> blockedReads() == 1, "reading");
+            // before the wait reads the state, or after: not found either way
+            assertTrue(job.remove());
+            assertEquals(JobException.Reason.JOB_NOT_FOUND,
+                    assertInstanceOf(JobException.class, failure(done)).reason());
+        }
+    }
+
+    @Test
+    void closingTheReaderEndsTheWait() throws Exception {
+        String q = queueName("qe-wait-close");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            QueueEvents events = events(q);
+            Job job = queue.add("w", Map.of());
+            CompletableFuture<Job> done = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    done.complete(job.waitUntilFinished(events, LONG));
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            }, "waiter");
+            waiter.start();
+            // white-box, so that the close lands during the wait and not before it began
+            eventually(Duration.ofSeconds(10), () -> Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
+                    f.getClassName().equals(JobFinishWaiter.class.getName()) && f.getMethodName().equals("waitFor")),
+                    "the waiter parked on the job's end");
+            events.close();
+            Throwable e = failure(done);
+            assertEquals(Bull4jException.class, e.getClass(), e.toString());
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            assertEquals("queueEvents", assertThrows(ValidationException.class,
+                    () -> job.waitUntilFinished(events, LONG)).field());
+        }
+    }
+
+    @Test
+    void theReaderMustBeOfTheJobsQueue() {
+        String q = queueName("qe-wait-other");
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents mine = events(q);
+             QueueEvents other = events(queueName("qe-other"))) {
+            Job job = queue.add("w", Map.of());
+            assertEquals("queueEvents", assertThrows(ValidationException.class,
+                    () -> job.waitUntilFinished(other, LONG)).field());
+            assertEquals("queueEvents", assertThrows(ValidationException.class,
+                    () -> job.waitUntilFinished(null, LONG)).field());
+            assertEquals("timeout", assertThrows(ValidationException.class,
+                    () -> job.waitUntilFinished(mine, Duration.ZERO)).field());
+        }
+    }
+}
