@@ -57,15 +57,16 @@ class WorkerLockTest {
         try (Queue queue = new Queue(q, queueOptions())) {
             Job job = queue.add("slow", Map.of());
             Worker worker = new Worker(q, j -> {
-                // runs 3 s under a 1 s lock, while stalled checks run every 0.5 s
-                assertFalse(never.await(3, TimeUnit.SECONDS));
+                // runs 5 s under a 2 s lock, while stalled checks run every 0.5 s (a 2 s lock leaves a renewal
+                // a second of slack on a loaded machine)
+                assertFalse(never.await(5, TimeUnit.SECONDS));
                 lockAtEnd.complete(redis().get(key(q, j.id() + ":lock")) + "|" + j.token());
                 return "done";
-            }, workerOptions().lockDuration(Duration.ofSeconds(1)).stalledInterval(Duration.ofMillis(500)).build());
+            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofMillis(500)).build());
             worker.addListener(rec);
             try {
                 String[] seen = await(lockAtEnd).split("\\|");
-                assertEquals(seen[1], seen[0], "still our lock after 3 s");
+                assertEquals(seen[1], seen[0], "still our lock after 5 s");
                 eventually(WAIT, () -> redis().zscore(key(q, "completed"), job.id()) != null, "completed");
             } finally {
                 worker.close();
