@@ -159,8 +159,12 @@ public final class NodeBullmq {
 
     // ---- helpers ----------------------------------------------------------------------------
 
+    /** {@code node interop.mjs args...}, or {@code node <script>.mjs rest...} when the first arg names a script. */
     private static List<String> command(String... args) {
-        List<String> cmd = new ArrayList<>(List.of("node", "interop.mjs"));
+        List<String> cmd = new ArrayList<>(List.of("node"));
+        if (args.length == 0 || !args[0].endsWith(".mjs")) {
+            cmd.add("interop.mjs");
+        }
         cmd.addAll(List.of(args));
         return cmd;
     }
