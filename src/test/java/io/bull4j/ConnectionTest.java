@@ -96,6 +96,16 @@ class ConnectionTest {
     }
 
     @Test
+    void embeddedRunIsOnTheOldestSupportedRedis() {
+        String version = connection().serverVersion();
+        if ("embedded".equalsIgnoreCase(System.getenv("BULL4J_TEST_REDIS"))) {
+            assertTrue(version.startsWith("6.2."), "the embedded binary is Redis 6.2, got " + version);
+        } else {
+            assertTrue(version.compareTo(io.bull4j.internal.redis.RedisVersion.MINIMUM) >= 0, version);
+        }
+    }
+
+    @Test
     void unsupportedServerVersionIsRefusedClearly() {
         Bull4jException e = assertThrows(Bull4jException.class,
                 () -> io.bull4j.internal.redis.RedisVersion.requireSupported("6.0.9"));

@@ -66,7 +66,7 @@ public final class RedisTestServer implements AutoCloseable {
             if (url != null && !url.isBlank()) {
                 RedisURI parsed = RedisURI.create(url);
                 server = new RedisTestServer(url, parsed.getHost(), parsed.getPort(), null, null);
-            } else if (onPath("redis-server").isEmpty() && DockerRedis.available()) {
+            } else if (!forceEmbedded() && onPath("redis-server").isEmpty() && DockerRedis.available()) {
                 String dockerUrl = DockerRedis.start();
                 RedisURI parsed = RedisURI.create(dockerUrl);
                 server = new RedisTestServer(dockerUrl, parsed.getHost(), parsed.getPort(), null, null);
@@ -198,9 +198,12 @@ public final class RedisTestServer implements AutoCloseable {
         throw new AssertionError("unreachable");
     }
 
-    /** redis-server from PATH, else the binary shipped inside the embedded-redis test jar. */
+    /**
+     * redis-server from PATH, else the binary shipped inside the embedded-redis test jar (Redis 6.2).
+     * {@code BULL4J_TEST_REDIS=embedded} forces the embedded one, to run the suite on the oldest supported Redis.
+     */
     private static Path findBinary() {
-        Optional<Path> onPath = onPath("redis-server");
+        Optional<Path> onPath = forceEmbedded() ? Optional.empty() : onPath("redis-server");
         if (onPath.isPresent()) {
             return onPath.get();
         }
@@ -213,6 +216,10 @@ public final class RedisTestServer implements AutoCloseable {
                     + "or install redis-server on PATH (e.g. apt-get install redis-server), or run on an OS/arch "
                     + "supported by com.github.codemonstur:embedded-redis. Cause: " + e, e);
         }
+    }
+
+    private static boolean forceEmbedded() {
+        return "embedded".equalsIgnoreCase(System.getenv("BULL4J_TEST_REDIS"));
     }
 
     static Optional<Path> onPath(String exe) {
