@@ -214,7 +214,7 @@ public final class Worker implements AutoCloseable {
                 }
             }
         } finally {
-            scheduler.shutdownNow();
+            stopScheduler();
             if (ownsExecutor) {
                 executor.shutdownNow();
             }
@@ -230,6 +230,19 @@ public final class Worker implements AutoCloseable {
         try {
             fetch.awaitStopped(opts.drainDelay().plus(ctx.link.commandTimeout()));
         } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Lets a renewal or stalled scan in progress finish, so none runs after close() returns. */
+    private void stopScheduler() {
+        scheduler.shutdown();
+        try {
+            if (!scheduler.awaitTermination(ctx.link.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                scheduler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            scheduler.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

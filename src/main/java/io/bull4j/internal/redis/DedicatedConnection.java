@@ -3,11 +3,14 @@ package io.bull4j.internal.redis;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /** A connection owned by one component (a worker's blocking fetch), closed by that component. */
 public final class DedicatedConnection implements AutoCloseable {
     private final RedisLink link;
     private final StatefulConnection<String, String> connection;
     private final RedisClusterAsyncCommands<String, String> commands;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     DedicatedConnection(RedisLink link, StatefulConnection<String, String> connection,
                         RedisClusterAsyncCommands<String, String> commands) {
@@ -20,9 +23,15 @@ public final class DedicatedConnection implements AutoCloseable {
         return commands;
     }
 
-    /** Closing fails any command in flight on it at once, which is how a blocked fetch is woken on close. */
+    /**
+     * Closing fails any command in flight on it at once, which is how a blocked fetch is woken on close.
+     * Idempotent: the owner and the link's own close may both call it.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         link.forget(this);
         connection.closeAsync();
     }
