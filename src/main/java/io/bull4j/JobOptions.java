@@ -1,5 +1,8 @@
 package io.bull4j;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -244,12 +247,47 @@ public final class JobOptions {
         }
     }
 
-    /** BullMQ's rules for custom ids, so that Node readers accept them. */
+    /**
+     * BullMQ's rules for custom ids, so that both sides accept the same ids. Beyond them, "0:" (a legacy delay
+     * marker that scripts skip in the wait list) is refused.
+     */
     static void checkJobId(String id) {
-        ValidationException.check(!id.matches("-?\\d+"), "jobId",
+        ValidationException.check(!isOwnParseInt(id), "jobId",
                 "custom ids cannot be integers (was \"" + id + "\"); Redis counters own those");
         ValidationException.check(!id.equals("0") && !id.startsWith("0:"), "jobId", "cannot be \"0\" or start with \"0:\"");
         ValidationException.check(id.indexOf(':') < 0 || id.split(":", -1).length == 3, "jobId",
                 "cannot contain ':' (was \"" + id + "\")");
+    }
+
+    /**
+     * BullMQ refuses an id that equals {@code String(parseInt(id, 10))}: a canonical integer that JavaScript
+     * prints back unchanged. "007", "-0" and integers a double cannot hold exactly (most 19-digit snowflake ids)
+     * are therefore custom ids. JavaScript prints the shortest digits that read back as the same double, padded
+     * with zeros, and uses exponent form from 1e21; so does this check. "NaN" is its own parseInt too.
+     */
+    private static boolean isOwnParseInt(String id) {
+        if (id.equals("NaN")) {
+            return true;
+        }
+        if (!id.matches("-?(0|[1-9]\\d*)") || id.equals("-0")) {
+            return false;
+        }
+        String digits = id.startsWith("-") ? id.substring(1) : id;
+        if (digits.length() <= 15) {
+            return true; // held exactly by a double
+        }
+        if (digits.length() > 21) {
+            return false; // 1e21 and up print in exponent form
+        }
+        double value = Double.parseDouble(digits);
+        BigDecimal exact = new BigDecimal(value);
+        // why not Double.toString: before Java 19 it does not always give the shortest digits
+        for (int precision = 1; precision <= 17; precision++) {
+            BigDecimal shortest = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+            if (shortest.doubleValue() == value) {
+                return shortest.toBigInteger().toString().equals(digits);
+            }
+        }
+        return false;
     }
 }

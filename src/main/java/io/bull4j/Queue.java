@@ -88,7 +88,11 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Adds a job. With a {@code jobId} that exists already, nothing is added and the existing job is returned.
+     * Adds a job. With a {@code jobId} that exists already, nothing is added and the existing job is returned
+     * (a {@code duplicated} event is emitted, as BullMQ does).
+     *
+     * @param data any value Jackson writes as JSON. {@code null} means "no data" and is stored as {@code {}}, as
+     *     BullMQ stores an {@code undefined}; to store JSON {@code null}, pass {@code NullNode.getInstance()}
      */
     public Job add(String name, Object data, JobOptions options) {
         return Await.result(addAsync(name, data, options), ctx.link.commandTimeout(), "add");

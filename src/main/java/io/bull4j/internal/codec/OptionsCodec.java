@@ -48,7 +48,11 @@ public final class OptionsCodec {
         if (k.equals(KeepJobs.all())) return Json.DEFAULT.getNodeFactory().booleanNode(false);
         if (k.age() == null) return Json.DEFAULT.getNodeFactory().numberNode(k.count());
         ObjectNode n = Json.DEFAULT.createObjectNode();
-        n.put("age", k.age().toSeconds());
+        long millis = k.age().toMillis();
+        // BullMQ's age is in seconds and may be fractional; a truncated 0 would make a Node worker remove every
+        // finished job, this one included
+        if (millis % 1000 == 0) n.put("age", millis / 1000);
+        else n.put("age", millis / 1000.0);
         if (k.count() >= 0) n.put("count", k.count());
         return n;
     }
@@ -119,10 +123,11 @@ public final class OptionsCodec {
         if (n.isBoolean()) return n.asBoolean() ? KeepJobs.none() : KeepJobs.all();
         if (n.isNumber()) return n.asInt() < 0 ? KeepJobs.all() : KeepJobs.count(n.asInt());
         if (n.isObject()) {
-            boolean hasAge = n.hasNonNull("age") && n.get("age").asLong() > 0;
+            // age: seconds, possibly fractional (0.5 is half a second); kept to the millisecond
+            long ageMillis = n.hasNonNull("age") ? Math.round(n.get("age").asDouble() * 1000) : 0;
             int count = n.hasNonNull("count") ? n.get("count").asInt() : -1;
-            if (!hasAge) return count < 0 ? KeepJobs.all() : KeepJobs.count(count);
-            KeepJobs k = KeepJobs.age(Duration.ofSeconds(n.get("age").asLong()));
+            if (ageMillis <= 0) return count < 0 ? KeepJobs.all() : KeepJobs.count(count);
+            KeepJobs k = KeepJobs.age(Duration.ofMillis(ageMillis));
             return count < 0 ? k : k.andCount(count);
         }
         return null;
