@@ -114,11 +114,15 @@ end
 local k = {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
   marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}
 local result = {0, 0, 0, 0}
+-- drained as BullMQ decides it: a worker that asked for a next job and found the queue paused (or maxed), or a
+-- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained
+local quiet = false
 if ARGV[11] == "1" then
   result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], maxLen)
+  quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or isPausedOrMaxed(KEYS[5], KEYS[1])
 end
-if result[2] == 0 and result[3] == 0 and result[4] == 0 and redis.call("LLEN", KEYS[6]) == 0
-    and redis.call("LLEN", KEYS[1]) == 0 and redis.call("ZCARD", KEYS[7]) == 0 then
+if not quiet and redis.call("LLEN", KEYS[6]) == 0 and redis.call("LLEN", KEYS[1]) == 0
+    and redis.call("ZCARD", KEYS[7]) == 0 then
   redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "drained")
 end
 return result

@@ -129,7 +129,7 @@ final class JobRunner {
                     giveBack(job.id(), job.token());
                     return null;
                 }
-                return fail(job, e);
+                return fail(job, e, nextToken);
             }
             Thread.interrupted();
             return complete(job, result, nextToken);
@@ -150,7 +150,7 @@ final class JobRunner {
         try {
             json = Json.write(ctx.mapper, result, "returnvalue");
         } catch (ValidationException e) {
-            return fail(job, e);
+            return fail(job, e, nextToken);
         }
         MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
                 opts.removeOnComplete()));
@@ -161,7 +161,11 @@ final class JobRunner {
         return next;
     }
 
-    private FetchedJob fail(Job job, Throwable error) {
+    /**
+     * Records a failed attempt: a retry (at once or after the backoff), or the final failure, which takes the next
+     * job in the same call as a completion does (as BullMQ's moveToFailed with fetchNext).
+     */
+    private FetchedJob fail(Job job, Throwable error, String nextToken) {
         if (error instanceof DelayedException) {
             return null; // the processor moved its job to delayed itself
         }
@@ -187,11 +191,12 @@ final class JobRunner {
         MoveToFinished.Request r = finishRequest(job, false, reason, keep(job.opts().removeOnFail(),
                 opts.removeOnFail()));
         r.stacktrace = stack;
-        ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
+        r.nextToken = fetchNext() ? nextToken : null;
+        FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
         Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                 "finishedOn", r.now);
         bus.emit(l -> l.onFailed(failed, error));
-        return null;
+        return next;
     }
 
     /** The job as a transition just left it, for listeners: the fetched snapshot plus the fields it wrote. */
