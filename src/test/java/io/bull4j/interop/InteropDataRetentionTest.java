@@ -8,7 +8,6 @@ import io.bull4j.Queue;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -135,9 +134,6 @@ class InteropDataRetentionTest {
         }
     }
 
-    @Disabled("part B: JobRunner.finishRequest passes keep.age().toSeconds(), so a sub-second age becomes 0 (any "
-            + "age) and bull4j keeps what bullmq would remove; pass milliseconds (or fractional seconds) to "
-            + "moveToFinished.lua ARGV[9]")
     @Test
     void aSubSecondAgeSetByBullmqIsHonouredByBull4j() throws Exception {
         String q = queueName("age-frac-n2j");

@@ -24,7 +24,7 @@ public final class MoveToFinished {
         /** JSON array, or null to leave the stored one. */
         public String stacktrace;
         public int keepCount = -1;
-        public long keepAgeSeconds;
+        public long keepAgeMs;
         public int attempts;
         public String nextToken;
         public long lockMs;
@@ -43,7 +43,7 @@ public final class MoveToFinished {
         return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k, r.completed), k.base(), r.jobId,
                 r.token, Long.toString(r.now), r.completed ? "completed" : "failed", r.value,
                 r.stacktrace == null ? "" : r.stacktrace, Integer.toString(r.keepCount),
-                Long.toString(r.keepAgeSeconds), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
+                Long.toString(r.keepAgeMs), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
                 r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
                 r.workerName == null ? "" : r.workerName)
                 .thenApply(reply -> {
