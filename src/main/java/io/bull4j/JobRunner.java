@@ -123,6 +123,7 @@ final class JobRunner {
                 result = processor.process(job);
             } catch (Exception | Error e) {
                 Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows
+                stopRenewing(job);
                 if (interruptedByClose.contains(job.id())) {
                     log.info("job {} of queue {} was interrupted by close; giving it back to wait", job.id(),
                             ctx.name());
@@ -132,6 +133,7 @@ final class JobRunner {
                 return fail(job, e, nextToken);
             }
             Thread.interrupted();
+            stopRenewing(job);
             return complete(job, result, nextToken);
         } catch (RuntimeException e) {
             log.warn("could not record the outcome of job {} on queue {}", job.id(), ctx.name(), e);
@@ -143,6 +145,14 @@ final class JobRunner {
             locks.untrack(job.id());
             finished.incrementAndGet();
         }
+    }
+
+    /**
+     * The processor is done: renewal stops before the outcome is written, so that a renewal racing with the
+     * finish (which deletes the lock) is not taken for a lost lock. The lock still has over half its time left.
+     */
+    private void stopRenewing(Job job) {
+        locks.untrack(job.id());
     }
 
     private FetchedJob complete(Job job, Object result, String nextToken) {
