@@ -16,7 +16,8 @@
 --@include readyJob
 
 local base = ARGV[1]
-local maxLen = maxEvents(KEYS[1])
+local meta = readMeta(KEYS[1])
+local maxLen = meta.maxLen
 local ready = false
 local result = {}
 
@@ -53,7 +54,7 @@ for i = 2, #ARGV, 8 do
   result[#result + 1] = jobId
   result[#result + 1] = created
 end
-if ready and not isPausedOrMaxed(KEYS[1], KEYS[9]) then
+if ready and not pausedOrMaxed(meta, KEYS[9]) then
   addReadyMarker(KEYS[7])
 end
 return result

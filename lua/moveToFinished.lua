@@ -37,7 +37,9 @@
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
 local jobKey = base .. jobId
-if redis.call("EXISTS", jobKey) == 0 then
+-- one read tells that the job exists (every job has a name) and whether it owns a deduplication window
+local jobFields = redis.call("HMGET", jobKey, "name", "deid")
+if not jobFields[1] then
   return {-1}
 end
 local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
@@ -48,13 +50,13 @@ if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
   return {-3}
 end
 
-local maxLen = maxEvents(KEYS[5])
-redis.call("XTRIM", KEYS[3], "MAXLEN", "~", maxLen)
+local meta = readMeta(KEYS[5])
+local maxLen = meta.maxLen -- every XADD below caps the stream, so no separate XTRIM is needed
 local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 local completed = ARGV[5] == "completed"
 
 -- a deduplication window without TTL lasts while its job does: release it if it still names this job
-local dedupId = redis.call("HGET", jobKey, "deid")
+local dedupId = jobFields[2]
 if dedupId then
   local dedupKey = base .. "de:" .. dedupId
   local ttl = redis.call("PTTL", dedupKey)
@@ -118,8 +120,8 @@ local result = {0, 0, 0, 0}
 -- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained
 local quiet = false
 if ARGV[11] == "1" then
-  result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], maxLen)
-  quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or isPausedOrMaxed(KEYS[5], KEYS[1])
+  result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], meta)
+  quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or pausedOrMaxed(meta, KEYS[1])
 end
 if not quiet and redis.call("LLEN", KEYS[6]) == 0 and redis.call("LLEN", KEYS[1]) == 0
     and redis.call("ZCARD", KEYS[7]) == 0 then

@@ -3,7 +3,7 @@
 -- wait, active, prioritized, pc, delayed, marker, meta, events.
 
 -- Moves delayed jobs that are due at `now` to wait or prioritized, 1000 per call.
-local function promoteDueJobs(k, base, now, maxLen)
+local function promoteDueJobs(k, base, now, meta)
   local due = redis.call("ZRANGEBYSCORE", k.delayed, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
   if #due == 0 then
     return
@@ -16,9 +16,10 @@ local function promoteDueJobs(k, base, now, maxLen)
     -- a promoted job joins the back of its lane, as in BullMQ
     pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
     redis.call("HSET", jobKey, "delay", 0)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
+    redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId,
+      "prev", "delayed")
   end
-  if not isPausedOrMaxed(k.meta, k.active) then
+  if not pausedOrMaxed(meta, k.active) then
     addReadyMarker(k.marker)
   end
 end
@@ -32,10 +33,11 @@ local function nextDelayedTime(k)
   return 0
 end
 
--- Returns {fields, jobId, 0, nextDelayed}, or {0, 0, 0, nextDelayed} when no job can be taken.
-local function fetchJob(k, base, now, token, lockMs, workerName, maxLen)
-  promoteDueJobs(k, base, now, maxLen)
-  if isPausedOrMaxed(k.meta, k.active) then
+-- Returns {fields, jobId, 0, nextDelayed}, or {0, 0, 0, nextDelayed} when no job can be taken. meta comes from
+-- readMeta (queueState).
+local function fetchJob(k, base, now, token, lockMs, workerName, meta)
+  promoteDueJobs(k, base, now, meta)
+  if pausedOrMaxed(meta, k.active) then
     return {0, 0, 0, 0}
   end
   local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
@@ -59,7 +61,8 @@ local function fetchJob(k, base, now, token, lockMs, workerName, maxLen)
     -- another owner's lock is live: leave the job in active; the stalled check requeues it once that lock expires
     return {0, 0, 0, 0}
   end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxLen, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "active", "jobId", jobId,
+    "prev", "waiting")
   if workerName ~= "" then
     redis.call("HSET", jobKey, "processedOn", now, "pb", workerName)
   else

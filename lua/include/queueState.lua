@@ -12,6 +12,29 @@ local function isPausedOrMaxed(metaKey, activeKey)
   return false
 end
 
+-- The meta fields the hot paths need, in one read: paused, global concurrency and the stream cap (written
+-- lazily with BullMQ's default when no producer set it).
+local function readMeta(metaKey)
+  local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents")
+  local maxLen = tonumber(f[3])
+  if not maxLen then
+    redis.call("HSET", metaKey, "opts.maxLenEvents", 10000)
+    maxLen = 10000
+  end
+  return {paused = f[1] ~= false, concurrency = tonumber(f[2]), maxLen = maxLen}
+end
+
+-- isPausedOrMaxed for meta already read with readMeta.
+local function pausedOrMaxed(meta, activeKey)
+  if meta.paused then
+    return true
+  end
+  if meta.concurrency then
+    return redis.call("LLEN", activeKey) >= meta.concurrency
+  end
+  return false
+end
+
 -- Member "0" (score 0) tells a blocked worker that a job is ready.
 local function addReadyMarker(markerKey)
   redis.call("ZADD", markerKey, 0, "0")

@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,11 +35,14 @@ final class FetchLoop implements Runnable {
     private final Object pauseLock = new Object();
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
+    private volatile long drainedHint = -1;
+    private final ScheduledExecutorService timer;
     private volatile boolean paused;
     private DedicatedConnection blocking; // guarded by blockingLock
 
     FetchLoop(QueueContext ctx, WorkerOptions opts, Slots slots, JobRunner runner, ListenerBus bus,
-              Worker.Tokens tokens) {
+              Worker.Tokens tokens, ScheduledExecutorService timer) {
+        this.timer = timer;
         this.ctx = ctx;
         this.opts = opts;
         this.slots = slots;
@@ -47,6 +52,11 @@ final class FetchLoop implements Runnable {
         String base64 = Base64.getEncoder().encodeToString(ctx.name().getBytes(StandardCharsets.UTF_8));
         // the client name BullMQ's getWorkers() looks for
         this.clientName = ctx.keys.prefix() + ":" + base64 + (opts.name() != null ? ":w:" + opts.name() : "");
+    }
+
+    /** A job's finish found the queue empty: the next fetch blocks on the marker first (-1: no hint). */
+    void queueDrained(long nextDelayedMs) {
+        drainedHint = nextDelayedMs;
     }
 
     @Override
@@ -62,6 +72,15 @@ final class FetchLoop implements Runnable {
                 try {
                     if (paused) {
                         continue; // paused while we waited for a slot: give it back and park
+                    }
+                    long hint = drainedHint;
+                    if (hint >= 0) {
+                        drainedHint = -1;
+                        if (!drained) {
+                            bus.emit(WorkerListener::onDrained);
+                        }
+                        drained = true;
+                        nextDelayed = hint;
                     }
                     if (drained) {
                         waitForJob(nextDelayed);
@@ -120,6 +139,10 @@ final class FetchLoop implements Runnable {
             return;
         }
         double seconds = Math.max(timeoutMs, 1) / 1000.0;
+        // Redis notices a blocking timeout only on its cron tick (every 100 ms at hz 10): for a delayed job, a
+        // local timer writes the ready marker when the job is due, which wakes the blocked fetch at once
+        ScheduledFuture<?> wake = nextDelayedMs > 0 && timeoutMs < opts.drainDelay().toMillis()
+                ? timer.schedule(this::pokeMarker, timeoutMs, TimeUnit.MILLISECONDS) : null;
         try {
             Await.result(c.commands().bzpopmin(seconds, ctx.keys.marker()),
                     Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
@@ -129,7 +152,15 @@ final class FetchLoop implements Runnable {
             }
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
             throw e;
+        } finally {
+            if (wake != null) {
+                wake.cancel(false);
+            }
         }
+    }
+
+    private void pokeMarker() {
+        ctx.redis().zadd(ctx.keys.marker(), 0, "0"); // fire and forget: a lost poke only costs the cron delay
     }
 
     /**

@@ -46,10 +46,15 @@ public final class Job {
     private volatile BiConsumer<Job, Object> progressListener;
 
     Job(QueueContext ctx, String id, Map<String, String> fields, String token) {
+        this(ctx, id, fields, token, OptionsCodec.read(fields.get("opts")));
+    }
+
+    /** With options already read from the same {@code opts} field. */
+    Job(QueueContext ctx, String id, Map<String, String> fields, String token, JobOptions opts) {
         this.ctx = ctx;
         this.id = id;
         this.fields = Collections.unmodifiableMap(fields);
-        this.opts = OptionsCodec.read(fields.get("opts"));
+        this.opts = opts;
         this.token = token;
     }
 

@@ -45,6 +45,7 @@ final class JobRunner {
     private final Map<String, String> queued = new ConcurrentHashMap<>();
     private final AtomicInteger finished = new AtomicInteger();
     private volatile boolean closing;
+    private volatile java.util.function.LongConsumer queueDrained = next -> { };
     private volatile boolean noFetchNext;
     private volatile boolean paused;
 
@@ -58,6 +59,11 @@ final class JobRunner {
         this.locks = locks;
         this.bus = bus;
         this.tokens = tokens;
+    }
+
+    /** Told when a finish that asked for the next job found none (with the next delayed time, or 0). */
+    void onQueueDrained(java.util.function.LongConsumer listener) {
+        this.queueDrained = listener;
     }
 
     /** Takes over the caller's slot for the job and its chain of fetched successors. */
@@ -103,6 +109,11 @@ final class JobRunner {
                 if (fetched != null && fetched.isPresent()) {
                     locks.track(fetched.id(), token);
                 }
+            }
+            if (fetched != null && fetchNext()) {
+                // the finish asked for a next job and found none: the fetch loop can block on the marker at once
+                // instead of asking again (before the slot is released, so that the loop sees it)
+                queueDrained.accept(fetched.nextDelayedMs());
             }
         } finally {
             slots.release();
@@ -211,12 +222,15 @@ final class JobRunner {
 
     /** The job as a transition just left it, for listeners: the fetched snapshot plus the fields it wrote. */
     private Job after(Job job, Object... fieldsAndValues) {
+        if (!bus.hasListeners()) {
+            return job; // only listeners see this copy: skip it on the hot path
+        }
         Map<String, String> fields = new LinkedHashMap<>(job.fields());
         for (int i = 0; i + 1 < fieldsAndValues.length; i += 2) {
             fields.put((String) fieldsAndValues[i], String.valueOf(fieldsAndValues[i + 1]));
         }
         fields.remove("defa"); // cleared by any outcome
-        return new Job(ctx, job.id(), fields, job.token());
+        return new Job(ctx, job.id(), fields, job.token(), job.opts());
     }
 
     /** The wait before a retry, or null to fail now. */

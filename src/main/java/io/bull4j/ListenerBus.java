@@ -36,6 +36,10 @@ final class ListenerBus {
         listeners.remove(listener);
     }
 
+    boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
     void emit(Consumer<WorkerListener> event) {
         if (listeners.isEmpty()) {
             return;

@@ -39,6 +39,7 @@ public final class Queue implements AutoCloseable {
     private final boolean ownsConnection;
     private final QueueAdmin admin;
     private volatile boolean closed;
+    private final String defaultOptsJson;
 
     public Queue(String name) {
         this(name, QueueOptions.DEFAULTS);
@@ -51,6 +52,7 @@ public final class Queue implements AutoCloseable {
         this.ownsConnection = options.connection() == null;
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
+        this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
         try {
             ctx.await(ctx.redis().hset(keys.meta(), Map.of("opts.maxLenEvents",
@@ -161,7 +163,8 @@ public final class Queue implements AutoCloseable {
                     "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
         }
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
-        String optsJson = OptionsCodec.write(o);
+        // the queue's defaults are written the same way for every add that gives no options: encode them once
+        String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
         Prepared p = new Prepared();
         p.spec = new AddJob.Spec(o.jobId(), name, timestamp, json, optsJson, o.delay().toMillis(), o.priority(),
                 o.lifo());

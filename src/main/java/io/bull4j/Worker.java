@@ -84,12 +84,13 @@ public final class Worker implements AutoCloseable {
         this.stalled = new StalledChecker(ctx, options.maxStalledCount(), options.stalledInterval().toMillis(), bus);
         Tokens tokens = new Tokens();
         this.runner = new JobRunner(ctx, options, processor, executor, slots, locks, bus, tokens);
-        this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bull4j-scheduler-" + queueName);
             t.setDaemon(true);
             return t;
         });
+        this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens, scheduler);
+        runner.onQueueDrained(fetch::queueDrained);
         if (options.autorun()) {
             run();
         }

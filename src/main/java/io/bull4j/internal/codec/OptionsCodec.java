@@ -63,6 +63,26 @@ public final class OptionsCodec {
      * options must still be able to run and finish it.
      */
     public static JobOptions read(String json) {
+        if (json == null) {
+            return parse(null);
+        }
+        // most jobs of a queue share one opts text: parse it once (options are immutable, so sharing is safe)
+        JobOptions cached = READ_CACHE.get(json);
+        if (cached == null) {
+            cached = parse(json);
+            if (READ_CACHE.size() >= READ_CACHE_MAX) {
+                READ_CACHE.clear(); // custom job ids make every text unique: keep the cache bounded, simply
+            }
+            READ_CACHE.put(json, cached);
+        }
+        return cached;
+    }
+
+    private static final int READ_CACHE_MAX = 1024;
+    private static final java.util.concurrent.ConcurrentHashMap<String, JobOptions> READ_CACHE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static JobOptions parse(String json) {
         JobOptions.Builder b = JobOptions.builder();
         JsonNode n;
         try {
