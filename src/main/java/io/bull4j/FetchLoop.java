@@ -4,14 +4,18 @@ import io.bull4j.internal.redis.Await;
 import io.bull4j.internal.redis.DedicatedConnection;
 import io.bull4j.internal.script.FetchedJob;
 import io.bull4j.internal.script.MoveToActive;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScoredValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScoredValue;
+
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -36,13 +40,11 @@ final class FetchLoop implements Runnable {
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
-    private final ScheduledExecutorService timer;
     private volatile boolean paused;
     private DedicatedConnection blocking; // guarded by blockingLock
 
     FetchLoop(QueueContext ctx, WorkerOptions opts, Slots slots, JobRunner runner, ListenerBus bus,
-              Worker.Tokens tokens, ScheduledExecutorService timer) {
-        this.timer = timer;
+              Worker.Tokens tokens) {
         this.ctx = ctx;
         this.opts = opts;
         this.slots = slots;
@@ -124,31 +126,50 @@ final class FetchLoop implements Runnable {
         }
     }
 
-    /** Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. */
+    /**
+     * Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. A
+     * popped delay marker (member "1") that names a later time only moves that time: no fetch is made for it.
+     */
     private void waitForJob(long nextDelayedMs) {
-        long timeoutMs = opts.drainDelay().toMillis();
-        if (nextDelayedMs > 0) {
-            long untilDue = nextDelayedMs - ctx.now();
-            if (untilDue <= 0) {
+        while (true) {
+            long timeoutMs = opts.drainDelay().toMillis();
+            if (nextDelayedMs > 0) {
+                long untilDue = nextDelayedMs - ctx.now();
+                if (untilDue <= 0) {
+                    return;
+                }
+                timeoutMs = Math.min(timeoutMs, untilDue);
+            }
+            ScoredValue<String> popped = blockOnMarker(nextDelayedMs > 0, timeoutMs);
+            if (popped == null || !popped.hasValue() || !"1".equals(popped.getValue())) {
                 return;
             }
-            timeoutMs = Math.min(timeoutMs, untilDue);
+            long due = (long) popped.getScore();
+            if (due <= ctx.now() + 1) {
+                return;
+            }
+            nextDelayedMs = nextDelayedMs > 0 ? Math.min(nextDelayedMs, due) : due;
         }
+    }
+
+    /** One BZPOPMIN; null on timeout, or when pausing or stopping. */
+    private ScoredValue<String> blockOnMarker(boolean forDelayedJob, long timeoutMs) {
         DedicatedConnection c = blockingConnection();
         if (c == null) {
-            return;
+            return null;
         }
         double seconds = Math.max(timeoutMs, 1) / 1000.0;
         // Redis notices a blocking timeout only on its cron tick (every 100 ms at hz 10): for a delayed job, a
         // local timer writes the ready marker when the job is due, which wakes the blocked fetch at once
-        ScheduledFuture<?> wake = nextDelayedMs > 0 && timeoutMs < opts.drainDelay().toMillis()
-                ? timer.schedule(this::pokeMarker, timeoutMs, TimeUnit.MILLISECONDS) : null;
+        ScheduledFuture<?> wake = forDelayedJob && timeoutMs < opts.drainDelay().toMillis()
+                ? ctx.link.timer().schedule(this::pokeMarker, timeoutMs, TimeUnit.MILLISECONDS) : null;
         try {
-            Await.result(c.commands().bzpopmin(seconds, ctx.keys.marker()),
-                    Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
+            KeyValue<String, ScoredValue<String>> kv = Await.result(c.commands().bzpopmin(seconds,
+                    ctx.keys.marker()), Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
+            return kv == null || !kv.hasValue() ? null : kv.getValue();
         } catch (RedisException e) {
             if (stopping || paused) {
-                return;
+                return null;
             }
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
             throw e;

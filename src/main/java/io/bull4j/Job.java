@@ -41,15 +41,15 @@ public final class Job {
     private final QueueContext ctx;
     private final String id;
     private final Map<String, String> fields;
-    private final JobOptions opts;
+    private volatile JobOptions opts; // read from the opts field on first use: many jobs are never asked
     private final String token;
     private volatile BiConsumer<Job, Object> progressListener;
 
     Job(QueueContext ctx, String id, Map<String, String> fields, String token) {
-        this(ctx, id, fields, token, OptionsCodec.read(fields.get("opts")));
+        this(ctx, id, fields, token, null);
     }
 
-    /** With options already read from the same {@code opts} field. */
+    /** With options already read from the same {@code opts} field (or null to read them when needed). */
     Job(QueueContext ctx, String id, Map<String, String> fields, String token, JobOptions opts) {
         this.ctx = ctx;
         this.id = id;
@@ -99,7 +99,12 @@ public final class Job {
     }
 
     public JobOptions opts() {
-        return opts;
+        JobOptions o = opts;
+        if (o == null) {
+            o = OptionsCodec.read(fields.get("opts")); // idempotent, so a race only reads twice
+            opts = o;
+        }
+        return o;
     }
 
     /** The processor's return value as JSON text, or null while the job has not completed. */
@@ -211,7 +216,7 @@ public final class Job {
     /** Appends a line to the job's log (keeping the job's {@code keepLogs} newest); returns the line count. */
     public long log(String line) {
         ValidationException.check(line != null, "line", "must not be null");
-        return ctx.await(JobData.addLog(ctx.scripts(), ctx.keys, id, line, opts.keepLogs()), "log");
+        return ctx.await(JobData.addLog(ctx.scripts(), ctx.keys, id, line, opts().keepLogs()), "log");
     }
 
     /** Replaces the job's data. */
@@ -281,7 +286,7 @@ public final class Job {
     public void retry(JobState state, boolean resetAttemptsMade, boolean resetAttemptsStarted) {
         ValidationException.check(state == JobState.COMPLETED || state == JobState.FAILED, "state",
                 "must be COMPLETED or FAILED (was " + state + ")");
-        ctx.await(ReprocessJob.run(ctx.scripts(), ctx.keys, id, state == JobState.FAILED, opts.lifo(),
+        ctx.await(ReprocessJob.run(ctx.scripts(), ctx.keys, id, state == JobState.FAILED, opts().lifo(),
                 resetAttemptsMade, resetAttemptsStarted), "retry");
     }
 

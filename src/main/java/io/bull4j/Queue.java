@@ -32,7 +32,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Queue implements AutoCloseable {
     /** Jobs per Redis call in {@link #addBulk(List)}. */
-    static final int BULK_CHUNK = 1000;
+    static final int BULK_CHUNK = 200;
 
     private final QueueOptions opts;
     private final QueueContext ctx;
@@ -110,7 +110,11 @@ public final class Queue implements AutoCloseable {
         return AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0)));
     }
 
-    /** Adds many jobs, {@value #BULK_CHUNK} per Redis call; returns them in order. */
+    /**
+     * Adds many jobs; returns them in order. The jobs go out together (pipelined, no wait between calls), in
+     * scripts of {@value #BULK_CHUNK} jobs each, so that no single script holds Redis for long while workers wait.
+     * Each script is atomic; the bulk as a whole is not (as in BullMQ).
+     */
     public List<Job> addBulk(List<BulkJob> jobs) {
         return Await.result(addBulkAsync(jobs), ctx.link.commandTimeout().multipliedBy(
                 1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK)), "addBulk");

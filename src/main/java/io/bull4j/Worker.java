@@ -89,7 +89,7 @@ public final class Worker implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens, scheduler);
+        this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         runner.onQueueDrained(fetch::queueDrained);
         if (options.autorun()) {
             run();

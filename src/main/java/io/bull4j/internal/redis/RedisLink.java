@@ -143,6 +143,14 @@ public final class RedisLink implements AutoCloseable {
         return commands;
     }
 
+    /**
+     * A timer for short, non-blocking tasks (Lettuce's computation threads, not its I/O threads), precise to
+     * about a millisecond.
+     */
+    public java.util.concurrent.ScheduledExecutorService timer() {
+        return client.getResources().eventExecutorGroup();
+    }
+
     public ScriptRunner scripts() {
         return scripts;
     }
