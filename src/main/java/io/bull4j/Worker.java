@@ -170,7 +170,10 @@ public final class Worker implements AutoCloseable {
         return new DrainResult(runner.finishedCount() - before, runner.runningCount(), !idle);
     }
 
-    /** Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs. */
+    /**
+     * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs. Do not
+     * call it from this worker's own processor or listeners: it would wait for itself.
+     */
     @Override
     public void close() {
         closeWithin(null);
