@@ -110,7 +110,7 @@ final class JobRunner {
                     locks.track(fetched.id(), token);
                 }
             }
-            if (fetched != null && fetchNext()) {
+            if (fetched != null) {
                 // the finish asked for a next job and found none: the fetch loop can block on the marker at once
                 // instead of asking again (before the slot is released, so that the loop sees it)
                 queueDrained.accept(fetched.nextDelayedMs());
@@ -120,7 +120,10 @@ final class JobRunner {
         }
     }
 
-    /** Returns the next job fetched with {@code nextToken}, or null. */
+    /**
+     * Returns what the finish fetched with {@code nextToken} (a job, or none with the next delayed time), or null
+     * when it did not ask for a next job.
+     */
     private FetchedJob runOne(Job job, String nextToken) {
         running.put(job.id(), Thread.currentThread());
         try {
@@ -179,7 +182,7 @@ final class JobRunner {
         FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToCompleted");
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
         bus.emit(l -> l.onCompleted(done, result));
-        return next;
+        return r.nextToken != null ? next : null; // null: no next job was asked for
     }
 
     /**
@@ -217,7 +220,7 @@ final class JobRunner {
         Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                 "finishedOn", r.now);
         bus.emit(l -> l.onFailed(failed, error));
-        return next;
+        return r.nextToken != null ? next : null; // null: no next job was asked for
     }
 
     /** The job as a transition just left it, for listeners: the fetched snapshot plus the fields it wrote. */
