@@ -15,15 +15,9 @@
 
 local base, jobId = ARGV[1], ARGV[2]
 local jobKey = base .. jobId
-if redis.call("EXISTS", jobKey) == 0 then
-  return -1
-end
-local lock = checkAndReleaseLock(jobKey, KEYS[6], jobId, ARGV[3])
-if lock ~= 0 then
-  return lock
-end
-if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
-  return -3
+local left = leaveActive(jobKey, KEYS[1], KEYS[6], jobId, ARGV[3])
+if left ~= 0 then
+  return left
 end
 redis.call("HINCRBY", jobKey, "ats", -1)
 redis.call("RPUSH", KEYS[2], jobId)

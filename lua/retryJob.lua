@@ -19,15 +19,9 @@
 
 local base, jobId = ARGV[1], ARGV[2]
 local jobKey = base .. jobId
-if redis.call("EXISTS", jobKey) == 0 then
-  return -1
-end
-local lock = checkAndReleaseLock(jobKey, KEYS[8], jobId, ARGV[3])
-if lock ~= 0 then
-  return lock
-end
-if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
-  return -3
+local left = leaveActive(jobKey, KEYS[1], KEYS[8], jobId, ARGV[3])
+if left ~= 0 then
+  return left
 end
 redis.call("HINCRBY", jobKey, "atm", 1)
 redis.call("HSET", jobKey, "failedReason", ARGV[4])

@@ -16,3 +16,19 @@ local function checkAndReleaseLock(jobKey, stalledKey, jobId, token)
   redis.call("SREM", stalledKey, jobId)
   return 0
 end
+
+-- The common start of every move out of active: 0 when the job exists, the token owns it (its lock is then
+-- released) and it was in active (now removed from it); else -1 (no job), -2/-6 (lock) or -3 (not active).
+local function leaveActive(jobKey, activeKey, stalledKey, jobId, token)
+  if redis.call("EXISTS", jobKey) == 0 then
+    return -1
+  end
+  local lock = checkAndReleaseLock(jobKey, stalledKey, jobId, token)
+  if lock ~= 0 then
+    return lock
+  end
+  if redis.call("LREM", activeKey, -1, jobId) == 0 then
+    return -3
+  end
+  return 0
+end
