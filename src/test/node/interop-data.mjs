@@ -5,6 +5,7 @@
 // from that file (payloads over the 128 KB limit of one command-line argument).
 import { readFileSync } from 'node:fs';
 import { Queue, Worker, Job, QueueEvents } from 'bullmq';
+import { dispatch } from './cli.mjs';
 
 const USAGE = `commands:
   add       <url> <queue> <jobsJson>          queue.add for each {name, data, opts}, in order
@@ -187,19 +188,4 @@ const commands = {
   waitEvent: () => waitEvent(...rest),
 };
 
-const run = commands[command];
-if (!run) {
-  console.error(`unknown command: ${command}\n${USAGE}`);
-  process.exit(64);
-}
-run().then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err?.stack ?? err); process.exitCode = 1; },
-).finally(() => {
-  // why: everything is closed by now, so Node exits on its own; a leaked handle must not leave the
-  // Java test waiting for its timeout
-  setTimeout(() => {
-    console.error('interop-data.mjs: handles still open after the command finished; forcing exit');
-    process.exit(process.exitCode ?? 1);
-  }, 5000).unref();
-});
+dispatch('interop-data.mjs', commands, command, USAGE);

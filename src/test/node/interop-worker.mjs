@@ -3,6 +3,7 @@
 // everything else goes to stderr; every command ends by itself (a bounded timeout exits with code 2).
 // Usage: node interop-worker.mjs <command> <redisUrl> <queue> <json>  (see USAGE)
 import { Queue, Worker, Job, UnrecoverableError } from 'bullmq';
+import { dispatch } from './cli.mjs';
 
 const USAGE = `commands:
   worker <url> <queue> <specJson>   run a Worker as the spec says (see runWorker), one line per event
@@ -196,18 +197,4 @@ async function runOps(ops) {
 }
 
 const commands = { worker: () => runWorker(JSON.parse(json ?? '{}')), ops: () => runOps(JSON.parse(json ?? '[]')) };
-const run = commands[command];
-if (!run) {
-  console.error(`unknown command: ${command}\n${USAGE}`);
-  process.exit(64);
-}
-run().then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err?.stack ?? err); process.exitCode = 1; },
-).finally(() => {
-  // everything is closed by now; a leaked handle must not keep the Java test waiting
-  setTimeout(() => {
-    console.error('interop-worker.mjs: handles still open after the command finished; forcing exit');
-    process.exit(process.exitCode ?? 1);
-  }, 5000).unref();
-});
+dispatch('interop-worker.mjs', commands, command, USAGE);

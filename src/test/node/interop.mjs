@@ -2,6 +2,7 @@
 // Contract: stdout carries only JSON, one object per line; everything else goes to stderr.
 // Usage: node interop.mjs <command> <redisUrl> <queue> [args...]  (see USAGE below)
 import { Queue, Worker, Job, QueueEvents } from 'bullmq';
+import { dispatch } from './cli.mjs';
 
 const USAGE = `commands:
   add     <url> <queue> <name> <dataJson> [optsJson]
@@ -170,19 +171,4 @@ const commands = {
   events: () => events(...rest),
 };
 
-const run = commands[command];
-if (!run) {
-  console.error(`unknown command: ${command}\n${USAGE}`);
-  process.exit(64);
-}
-run().then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err?.stack ?? err); process.exitCode = 1; },
-).finally(() => {
-  // why: everything is closed by now, so Node exits on its own; if a handle leaks
-  // anyway, say so and exit rather than leave the Java test waiting for its timeout.
-  setTimeout(() => {
-    console.error('interop.mjs: handles still open after the command finished; forcing exit');
-    process.exit(process.exitCode ?? 1);
-  }, 5000).unref();
-});
+dispatch('interop.mjs', commands, command, USAGE);
