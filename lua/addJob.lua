@@ -19,7 +19,21 @@ local base = ARGV[1]
 local meta = readMeta(KEYS[1])
 local maxLen = meta.maxLen
 local ready = false
+local delayedAdded = false
+local lastRunAt, lastScore = nil, nil
 local result = {}
+
+-- Jobs of one call often share a due time: the next score in that millisecond follows the one just given, with
+-- no lookup.
+local function nextDelayedScore(runAt)
+  if runAt == lastRunAt then
+    lastScore = math.min(lastScore + 1, runAt * 4096 + 4095)
+  else
+    lastScore = delayedScore(KEYS[6], runAt)
+  end
+  lastRunAt = runAt
+  return lastScore
+end
 
 local function addOne(customId, name, timestamp, data, opts, delay, priority, lifo)
   local counter = redis.call("INCR", KEYS[2])
@@ -37,9 +51,9 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
   local delayMs = tonumber(delay)
   if delayMs > 0 then
     local runAt = tonumber(timestamp) + delayMs
-    redis.call("ZADD", KEYS[6], delayedScore(KEYS[6], runAt), jobId)
+    redis.call("ZADD", KEYS[6], nextDelayedScore(runAt), jobId)
     redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId, "delay", runAt)
-    addDelayMarker(KEYS[7], KEYS[6])
+    delayedAdded = true
   else
     pushReady(KEYS[3], KEYS[4], KEYS[5], jobId, priority, lifo == "1")
     redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId)
@@ -56,5 +70,9 @@ for i = 2, #ARGV, 8 do
 end
 if ready and not pausedOrMaxed(meta, KEYS[9]) then
   addReadyMarker(KEYS[7])
+end
+-- one delay marker per call, for the earliest delayed job, whatever this call added
+if delayedAdded then
+  addDelayMarker(KEYS[7], KEYS[6])
 end
 return result

@@ -12,7 +12,7 @@
 -- ARGV[3] lock token
 -- ARGV[4] lock duration (ms)
 -- ARGV[5] worker name, or ""
--- Returns {fields, jobId, 0, 0} or {0, 0, 0, nextDelayedMs}.
+-- Returns {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
 --@include queueState
 --@include readyJob
 --@include takeLock

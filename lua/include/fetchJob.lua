@@ -33,7 +33,7 @@ local function nextDelayedTime(k)
   return 0
 end
 
--- Returns {fields, jobId, 0, nextDelayed}, or {0, 0, 0, nextDelayed} when no job can be taken. meta comes from
+-- Returns {fields, jobId, 0, 0, readyCount}, or {0, 0, 0, nextDelayed} when no job can be taken. meta comes from
 -- readMeta (queueState).
 local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   promoteDueJobs(k, base, now, meta)
@@ -53,6 +53,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
       redis.call("LPUSH", k.active, jobId)
     else
       redis.call("DEL", k.pc)
+      clearReadyMarker(k.marker)
       return {0, 0, 0, nextDelayedTime(k)}
     end
   end
@@ -69,9 +70,16 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     redis.call("HSET", jobKey, "processedOn", now)
   end
   redis.call("HINCRBY", jobKey, "ats", 1)
-  -- chain wake-up: another sleeping worker may take the next job
-  if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
-    addReadyMarker(k.marker)
+  -- chain wake-up: another sleeping worker may take the next job; the count lets this worker fetch that many
+  -- at once for its free slots (a hint: the prioritized jobs are counted only when wait is empty)
+  local ready = redis.call("LLEN", k.wait)
+  if ready == 0 then
+    ready = redis.call("ZCARD", k.prioritized)
   end
-  return {redis.call("HGETALL", jobKey), jobId, 0, 0}
+  if ready > 0 then
+    addReadyMarker(k.marker)
+  else
+    clearReadyMarker(k.marker)
+  end
+  return {redis.call("HGETALL", jobKey), jobId, 0, 0, ready}
 end

@@ -40,6 +40,11 @@ local function addReadyMarker(markerKey)
   redis.call("ZADD", markerKey, 0, "0")
 end
 
+-- Once the last ready job is taken, a "0" left in the marker would only wake a worker for an empty fetch.
+local function clearReadyMarker(markerKey)
+  redis.call("ZREM", markerKey, "0")
+end
+
 -- Member "1" carries the due time (ms) of the earliest delayed job.
 local function addDelayMarker(markerKey, delayedKey)
   local first = redis.call("ZRANGE", delayedKey, 0, 0, "WITHSCORES")

@@ -11,10 +11,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.ScoredValue;
-
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -97,6 +97,12 @@ final class FetchLoop implements Runnable {
                         drained = false;
                         runner.dispatch(f, token);
                         handedOff = true;
+                        long none = fetchMore(f.readyCount());
+                        if (none >= 0) {
+                            bus.emit(WorkerListener::onDrained);
+                            drained = true;
+                            nextDelayed = none;
+                        }
                     } else {
                         if (!drained) {
                             bus.emit(WorkerListener::onDrained);
@@ -124,6 +130,49 @@ final class FetchLoop implements Runnable {
             resetBlocking();
             stopped.countDown();
         }
+    }
+
+    /**
+     * Fills more free slots at once when the last fetch said that jobs were ready: one fetch per slot, all sent
+     * together (as BullMQ keeps several fetches in flight), instead of one round trip after another. Returns -1
+     * when every fetch got a job, else the next delayed time that an empty fetch reported (0 if none).
+     */
+    private long fetchMore(long ready) {
+        if (ready <= 0 || paused || stopping) {
+            return -1;
+        }
+        int n = slots.tryAcquire((int) Math.min(ready, Integer.MAX_VALUE));
+        List<CompletableFuture<FetchedJob>> calls = new ArrayList<>(n);
+        String[] callTokens = new String[n];
+        for (int i = 0; i < n; i++) {
+            callTokens[i] = tokens.next();
+            calls.add(MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), callTokens[i],
+                    opts.lockDuration().toMillis(), opts.name()));
+        }
+        long none = -1;
+        RuntimeException failure = null;
+        for (int i = 0; i < n; i++) {
+            boolean handedOff = false;
+            try {
+                FetchedJob f = ctx.await(calls.get(i), "moveToActive");
+                if (f.isPresent()) {
+                    runner.dispatch(f, callTokens[i]);
+                    handedOff = true;
+                } else {
+                    none = Math.max(none, f.nextDelayedMs());
+                }
+            } catch (RuntimeException e) {
+                failure = failure == null ? e : failure; // still dispatch the jobs that the other calls took
+            } finally {
+                if (!handedOff) {
+                    slots.release();
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return none;
     }
 
     /**

@@ -26,6 +26,16 @@ final class Slots {
         return true;
     }
 
+    /** Takes up to {@code max} permits without waiting; returns how many it took (0 when stopped). */
+    synchronized int tryAcquire(int max) {
+        if (stopped) {
+            return 0;
+        }
+        int taken = Math.min(max, free);
+        free -= taken;
+        return taken;
+    }
+
     synchronized void release() {
         free++;
         notifyAll();

@@ -82,6 +82,33 @@ class AddOptionsTest {
     }
 
     @Test
+    void bulkDelayedJobsKeepFifoWithinAMillisecondAndMarkTheEarliest() throws Exception {
+        String q = queueName("bulk-delay");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            long ts = System.currentTimeMillis();
+            JobOptions late = JobOptions.builder().delay(Duration.ofMillis(9000)).timestamp(Instant.ofEpochMilli(ts))
+                    .build();
+            JobOptions early = JobOptions.builder().delay(Duration.ofMillis(5000))
+                    .timestamp(Instant.ofEpochMilli(ts)).build();
+            Job before = queue.add("d", Map.of(), late); // already in that millisecond before the bulk add
+            List<Job> bulk = queue.addBulk(List.of(BulkJob.of("d", Map.of(), late), BulkJob.of("d", Map.of(), late),
+                    BulkJob.of("d", Map.of(), early), BulkJob.of("d", Map.of(), late)));
+            long lateDue = (ts + 9000) * 4096;
+            assertEquals(lateDue, redis().zscore(key(q, "delayed"), before.id()).longValue());
+            assertEquals(lateDue + 1, redis().zscore(key(q, "delayed"), bulk.get(0).id()).longValue());
+            assertEquals(lateDue + 2, redis().zscore(key(q, "delayed"), bulk.get(1).id()).longValue());
+            assertEquals((ts + 5000) * 4096, redis().zscore(key(q, "delayed"), bulk.get(2).id()).longValue());
+            assertEquals(lateDue + 3, redis().zscore(key(q, "delayed"), bulk.get(3).id()).longValue(),
+                    "a due time seen earlier in the same call continues after its last job");
+            assertEquals(List.of("1"), redis().zrange(key(q, "marker"), 0, -1), "one delay marker, nothing ready");
+            assertEquals(ts + 5000, redis().zscore(key(q, "marker"), "1").longValue(), "it names the earliest job");
+            for (Job j : bulk) {
+                assertEquals(List.of("added", "delayed"), eventNames(q, j.id()));
+            }
+        }
+    }
+
+    @Test
     void priorityIsStrictAndFifoWithinAPriority() throws Exception {
         String q = queueName("prio");
         try (Queue queue = new Queue(q, queueOptions())) {

@@ -25,9 +25,10 @@ final class Modes {
     }
 
     /**
-     * One pass, before any mode, through the code paths every mode uses (adds, addBulk, processing, events), so
-     * that the JIT has compiled them before the first measured run: the per-variant warm-up of 2,000 jobs that
-     * suits V8 left the first measured c=10 run of a fresh JVM at about twice the CPU per job of later runs.
+     * One pass, before any mode, through the code paths every mode uses (adds, addBulk, processing, events,
+     * delayed jobs), so that the JIT has compiled them before the first measured run: the per-variant warm-up of
+     * 2,000 jobs that suits V8 left the first measured c=10 run of a fresh JVM at about twice the CPU per job of
+     * later runs.
      */
     void jitWarmup(int n) throws Exception {
         if (n <= 0) {
@@ -40,6 +41,7 @@ final class Modes {
         thr.add(n / 2, cfg.addInflight);
         thr.add(Math.min(n / 10, 2000), 1);
         lat.latency(Math.min(n / 10, 1000), 0);
+        lat.delayed(n / 2, cfg.delayedConc, 1000);
         Log.log(String.format("JIT warm-up (%d jobs per path, discarded, %.1f s)", n, (System.nanoTime() - t) / 1e9));
     }
 

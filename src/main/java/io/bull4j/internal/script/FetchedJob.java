@@ -6,26 +6,29 @@ import java.util.Map;
 
 /** What a fetch returned: a job's id and hash, or none and the due time of the next delayed job (0 if none). */
 public final class FetchedJob {
-    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0);
+    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0, 0);
 
     private final String id;
     private final Map<String, String> fields;
     private final long nextDelayedMs;
+    private final long readyCount;
 
-    private FetchedJob(String id, Map<String, String> fields, long nextDelayedMs) {
+    private FetchedJob(String id, Map<String, String> fields, long nextDelayedMs, long readyCount) {
         this.id = id;
         this.fields = fields;
         this.nextDelayedMs = nextDelayedMs;
+        this.readyCount = readyCount;
     }
 
-    /** Parses the 4-tuple {fields|0, id|0, rateLimitMs, nextDelayedMs}. */
+    /** Parses {fields, id, 0, 0, readyCount} or {0, 0, rateLimitMs, nextDelayedMs}. */
     static FetchedJob parse(List<Object> reply) {
         Object id = reply.get(1);
-        long next = reply.size() > 3 && reply.get(3) instanceof Long ? (Long) reply.get(3) : 0;
         if (!(id instanceof String)) {
-            return next == 0 ? NONE : new FetchedJob(null, Map.of(), next);
+            long next = reply.size() > 3 && reply.get(3) instanceof Long ? (Long) reply.get(3) : 0;
+            return next == 0 ? NONE : new FetchedJob(null, Map.of(), next, 0);
         }
-        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0);
+        long ready = reply.size() > 4 && reply.get(4) instanceof Long ? (Long) reply.get(4) : 0;
+        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0, ready);
     }
 
     static Map<String, String> pairs(List<?> flat) {
@@ -50,5 +53,10 @@ public final class FetchedJob {
 
     public long nextDelayedMs() {
         return nextDelayedMs;
+    }
+
+    /** With a job: how many more jobs were ready to take just after it (a hint; the queue may change at once). */
+    public long readyCount() {
+        return readyCount;
     }
 }
