@@ -78,7 +78,7 @@ public final class BenchMain {
         e.put("schema", "bullmq-bench/1");
         e.put("impl", "java-bull4j");
         e.put("impl_version", implVersion(b));
-        e.put("client", "lettuce " + lettuceVersion());
+        e.put("client", "lettuce " + lettuceVersion() + (epoll() ? " (epoll)" : " (nio)"));
         e.put("runtime", runtime());
         e.put("redis_version", b.admin.redisVersion);
         e.put("redis_hz", b.admin.redisHz);
@@ -104,5 +104,10 @@ public final class BenchMain {
     static String lettuceVersion() {
         String v = RedisClient.class.getPackage().getImplementationVersion();
         return v == null ? "unknown" : v;
+    }
+
+    /** Whether Lettuce runs on Netty's native epoll transport (else NIO). */
+    static boolean epoll() {
+        return io.lettuce.core.resource.EpollProvider.isAvailable();
     }
 }
