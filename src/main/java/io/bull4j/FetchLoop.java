@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class FetchLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(FetchLoop.class);
     private static final long ERROR_PAUSE_MS = 1000;
+    /** A delayed job due within this many ms is waited for locally, not on the marker. */
+    private static final long SHORT_WAIT_MS = 2;
 
     private final QueueContext ctx;
     private final WorkerOptions opts;
@@ -179,12 +181,18 @@ final class FetchLoop implements Runnable {
      * Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. A
      * popped delay marker (member "1") that names a later time only moves that time: no fetch is made for it.
      */
-    private void waitForJob(long nextDelayedMs) {
+    private void waitForJob(long nextDelayedMs) throws InterruptedException {
         while (true) {
             long timeoutMs = opts.drainDelay().toMillis();
             if (nextDelayedMs > 0) {
                 long untilDue = nextDelayedMs - ctx.now();
                 if (untilDue <= 0) {
+                    return;
+                }
+                if (untilDue <= SHORT_WAIT_MS) {
+                    // cheaper than a blocking call, a timer and the write that ends it; a job added meanwhile
+                    // waits at most this long
+                    Thread.sleep(untilDue);
                     return;
                 }
                 timeoutMs = Math.min(timeoutMs, untilDue);

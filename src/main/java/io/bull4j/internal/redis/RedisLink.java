@@ -17,7 +17,6 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,9 +125,9 @@ public final class RedisLink implements AutoCloseable {
 
     private StatefulConnection<String, String> connect() {
         if (client instanceof RedisClusterClient) {
-            return ((RedisClusterClient) client).connect(StringCodec.UTF8);
+            return ((RedisClusterClient) client).connect(Utf8Codec.INSTANCE);
         }
-        return ((RedisClient) client).connect(StringCodec.UTF8);
+        return ((RedisClient) client).connect(Utf8Codec.INSTANCE);
     }
 
     @SuppressWarnings("unchecked")
