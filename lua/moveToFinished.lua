@@ -26,7 +26,7 @@
 -- ARGV[13] lock duration (ms)
 -- ARGV[14] worker name, or ""
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active), else a fetch result
--- {fields, jobId, 0, 0} or {0, 0, 0, nextDelayedMs}.
+-- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
 --@include queueState
 --@include readyJob
 --@include takeLock
