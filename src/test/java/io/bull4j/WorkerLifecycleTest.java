@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +27,12 @@ class WorkerLifecycleTest {
             }
         }
         return false;
+    }
+
+    private static boolean waitingIn(Thread t, String method) {
+        Thread.State state = t.getState();
+        return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                && Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals(method));
     }
 
     @Test
@@ -133,8 +140,14 @@ class WorkerLifecycleTest {
                 assertEquals(1, timedOut.stillRunning());
                 assertEquals(0, timedOut.finished());
 
+                // release the job only once the second drain waits for it, so that it finishes during that drain
+                // (released first, it could finish before drain() counts, and be missing from its result)
+                CompletableFuture<DrainResult> draining = new CompletableFuture<>();
+                Thread t = new Thread(() -> draining.complete(worker.drain(Duration.ofSeconds(10))), "drainer");
+                t.start();
+                eventually(WAIT, () -> waitingIn(t, "awaitIdle"), "drain waiting for the running job");
                 gate.countDown();
-                DrainResult done = worker.drain(Duration.ofSeconds(10));
+                DrainResult done = draining.get(15, TimeUnit.SECONDS);
                 assertFalse(done.timedOut(), done.toString());
                 assertEquals(0, done.stillRunning());
                 assertEquals(1, done.finished());
