@@ -95,8 +95,8 @@ final class BenchConfig {
         scaleDelayedN = num("scale-delayed-n", quick ? 5000 : 100_000);
         scaleDelaySpreadMs = num("scale-delay-spread-ms", quick ? 2000 : 20000);
         depths = list("depths", quick ? "0,5000" : "0,50000,1000000").stream().map(Integer::parseInt).toList();
-        depthNAdd = num("depth-n-add", quick ? 2000 : 10000);
-        depthNProcess = num("depth-n-process", quick ? 2000 : 10000);
+        depthNAdd = num("depth-n-add", quick ? 2000 : 100_000);
+        depthNProcess = num("depth-n-process", quick ? 2000 : 100_000);
         depthProbes = num("depth-probes", quick ? 100 : 500);
         idleSeconds = num("idle-s", quick ? 30 : 60);
         for (String m : modes) {
