@@ -20,7 +20,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}); when the queue is empty it
+ * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}), and when that call reports
+ * more jobs ready, it fills its other free slots with one call each, sent together. When the queue is empty it
  * blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or the next
  * delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
  */

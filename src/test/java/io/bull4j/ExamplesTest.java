@@ -9,7 +9,7 @@ import io.bull4j.examples.notifications.NotificationService.Notification;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Orders;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Status;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -137,9 +137,6 @@ class ExamplesTest {
 
     /** The event names of one job in the queue's events stream, oldest first. */
     private static List<String> eventsFor(String queue, String jobId) {
-        List<StreamMessage<String, String>> all = redis().xrange("bull:" + queue + ":events",
-                io.lettuce.core.Range.create("-", "+"));
-        return all.stream().filter(m -> jobId.equals(m.getBody().get("jobId")))
-                .map(m -> m.getBody().get("event")).toList();
+        return TestRedis.eventNames(queue, jobId);
     }
 }

@@ -3,8 +3,7 @@ package io.bull4j;
 import io.bull4j.internal.script.FetchedJob;
 import io.bull4j.internal.script.MoveToActive;
 import io.bull4j.internal.script.MoveToFinished;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -14,7 +13,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 
 import static io.bull4j.TestSupport.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,14 +58,12 @@ final class JobOpsFixtures {
     }
 
     static String key(String queue, String suffix) {
-        return "bull:" + queue + ":" + suffix;
+        return TestRedis.key(queue, suffix);
     }
 
     /** The events stream entries about {@code jobId}, oldest first. */
     static List<Map<String, String>> events(String queue, String jobId) {
-        List<StreamMessage<String, String>> all = redis().xrange(key(queue, "events"), Range.create("-", "+"));
-        return all.stream().map(StreamMessage::getBody).filter(b -> jobId.equals(b.get("jobId")))
-                .collect(Collectors.toList());
+        return TestRedis.stream(queue).stream().filter(b -> jobId.equals(b.get("jobId"))).toList();
     }
 
     /** The last events stream entry about {@code jobId}. */

@@ -3,12 +3,10 @@ package io.bull4j;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.RedisTestServer;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,16 +24,12 @@ class QueueAdminTest {
     // ---- shared fixtures (also used by QueueAdminCleanTest) ----
 
     static String key(String q, String suffix) {
-        return "bull:" + q + ":" + suffix;
+        return TestRedis.key(q, suffix);
     }
 
     /** The events stream as field maps, oldest first. */
     static List<Map<String, String>> events(String q) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (StreamMessage<String, String> m : redis().xrange(key(q, "events"), Range.create("-", "+"))) {
-            out.add(m.getBody());
-        }
-        return out;
+        return TestRedis.stream(q);
     }
 
     /** The events named {@code name}, oldest first. */

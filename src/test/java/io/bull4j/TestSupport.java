@@ -1,33 +1,27 @@
 package io.bull4j;
 
-import io.bull4j.support.RedisTestServer;
+import io.bull4j.support.TestRedis;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-/** Shared test plumbing: one connection to the test Redis, unique queue names, bounded waits. */
+/** Shared test plumbing for this package: the {@link TestRedis} basics with this suite's defaults. */
 final class TestSupport {
-    private static Bull4jConnection connection;
-
     private TestSupport() {
     }
 
-    static synchronized Bull4jConnection connection() {
-        if (connection == null) {
-            connection = Bull4jConnection.create(RedisTestServer.get().uri());
-        }
-        return connection;
+    static Bull4jConnection connection() {
+        return TestRedis.connection();
     }
 
     static RedisCommands<String, String> redis() {
-        return RedisTestServer.get().sync();
+        return TestRedis.redis();
     }
 
     static String queueName(String hint) {
-        return RedisTestServer.uniqueQueueName(hint);
+        return TestRedis.queueName(hint);
     }
 
     static QueueOptions queueOptions() {
@@ -39,23 +33,11 @@ final class TestSupport {
     }
 
     static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
+        return TestRedis.await(f, Duration.ofSeconds(20));
     }
 
-    /**
-     * Waits for a condition on Redis state that no event announces, re-checking it on a short period, for at
-     * most {@code timeout}. Fails the test if it never holds.
-     */
+    /** See {@link TestRedis#eventually}. */
     static void eventually(Duration timeout, BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Object gate = new Object();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
-            }
-            synchronized (gate) {
-                gate.wait(20);
-            }
-        }
+        TestRedis.eventually(timeout, condition, what);
     }
 }

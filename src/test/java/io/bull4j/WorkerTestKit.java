@@ -2,15 +2,13 @@ package io.bull4j;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.internal.codec.Json;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -23,44 +21,24 @@ final class WorkerTestKit {
     private WorkerTestKit() {
     }
 
-    /** A key of queue {@code q} under the default prefix, written out as BullMQ names it. */
     static String key(String q, String suffix) {
-        return "bull:" + q + ":" + suffix;
+        return TestRedis.key(q, suffix);
     }
 
     static Map<String, String> hash(String q, String jobId) {
-        return redis().hgetall(key(q, jobId));
+        return TestRedis.hash(q, jobId);
     }
 
-    /** Every entry of the queue's events stream, oldest first, as field maps. */
     static List<Map<String, String>> events(String q) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (StreamMessage<String, String> m : redis().xrange(key(q, "events"), Range.create("-", "+"))) {
-            out.add(m.getBody());
-        }
-        return out;
+        return TestRedis.stream(q);
     }
 
-    /** Entries of one event name for one job (jobId null: any job). */
     static List<Map<String, String>> events(String q, String event, String jobId) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (Map<String, String> e : events(q)) {
-            if (event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))) {
-                out.add(e);
-            }
-        }
-        return out;
+        return TestRedis.events(q, event, jobId);
     }
 
-    /** The event names of one job, in stream order. */
     static List<String> eventNames(String q, String jobId) {
-        List<String> out = new ArrayList<>();
-        for (Map<String, String> e : events(q)) {
-            if (jobId.equals(e.get("jobId"))) {
-                out.add(e.get("event"));
-            }
-        }
-        return out;
+        return TestRedis.eventNames(q, jobId);
     }
 
     static JsonNode json(String text) {

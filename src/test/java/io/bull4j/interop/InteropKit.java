@@ -10,8 +10,7 @@ import io.bull4j.internal.codec.Json;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
 import io.bull4j.support.RedisTestServer;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import java.io.IOException;
@@ -27,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -41,24 +39,20 @@ final class InteropKit {
     static final ObjectMapper JSON = Json.DEFAULT;
     private static final String SCRIPT = "interop-data.mjs";
     private static final int ARG_LIMIT = 64 * 1024; // below Linux's 128 KB per argument
-    private static Bull4jConnection connection;
 
     private InteropKit() {
     }
 
-    static synchronized Bull4jConnection connection() {
-        if (connection == null) {
-            connection = Bull4jConnection.create(RedisTestServer.get().uri());
-        }
-        return connection;
+    static Bull4jConnection connection() {
+        return TestRedis.connection();
     }
 
     static RedisCommands<String, String> redis() {
-        return RedisTestServer.get().sync();
+        return TestRedis.redis();
     }
 
     static String queueName(String hint) {
-        return RedisTestServer.uniqueQueueName(hint);
+        return TestRedis.queueName(hint);
     }
 
     static QueueOptions queueOptions() {
@@ -189,23 +183,15 @@ final class InteropKit {
     // ---- Redis state ----
 
     static String key(String q, String suffix) {
-        return "bull:" + q + ":" + suffix;
+        return TestRedis.key(q, suffix);
     }
 
     static Map<String, String> hash(String q, String jobId) {
-        return redis().hgetall(key(q, jobId));
+        return TestRedis.hash(q, jobId);
     }
 
-    /** Entries of one event name for one job (jobId null: any), oldest first. */
     static List<Map<String, String>> events(String q, String event, String jobId) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (StreamMessage<String, String> m : redis().xrange(key(q, "events"), Range.create("-", "+"))) {
-            Map<String, String> e = m.getBody();
-            if (event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))) {
-                out.add(e);
-            }
-        }
-        return out;
+        return TestRedis.events(q, event, jobId);
     }
 
     /**
@@ -221,20 +207,11 @@ final class InteropKit {
     // ---- waits ----
 
     static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        return TestRedis.await(f, WAIT);
     }
 
-    /** Waits for a condition on state that no event announces; fails the test if it never holds. */
+    /** See {@link TestRedis#eventually}. */
     static void eventually(Duration timeout, BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Object gate = new Object();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
-            }
-            synchronized (gate) {
-                gate.wait(20);
-            }
-        }
+        TestRedis.eventually(timeout, condition, what);
     }
 }

@@ -12,8 +12,7 @@ import io.bull4j.WorkerOptions;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
 import io.bull4j.support.RedisTestServer;
-import io.lettuce.core.Range;
-import io.lettuce.core.StreamMessage;
+import io.bull4j.support.TestRedis;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import java.io.IOException;
@@ -40,16 +39,12 @@ final class InteropWorkerKit {
     static final Duration WAIT = Duration.ofSeconds(20);
     static final ObjectMapper JSON = new ObjectMapper();
     private static final String SCRIPT = "interop-worker.mjs";
-    private static Bull4jConnection connection;
 
     private InteropWorkerKit() {
     }
 
-    static synchronized Bull4jConnection connection() {
-        if (connection == null) {
-            connection = Bull4jConnection.create(uri());
-        }
-        return connection;
+    static Bull4jConnection connection() {
+        return TestRedis.connection();
     }
 
     static String uri() {
@@ -57,11 +52,11 @@ final class InteropWorkerKit {
     }
 
     static RedisCommands<String, String> redis() {
-        return RedisTestServer.get().sync();
+        return TestRedis.redis();
     }
 
     static String queueName(String hint) {
-        return RedisTestServer.uniqueQueueName(hint);
+        return TestRedis.queueName(hint);
     }
 
     static QueueOptions queueOptions() {
@@ -76,31 +71,19 @@ final class InteropWorkerKit {
     // ---- Redis state ----
 
     static String key(String q, String suffix) {
-        return "bull:" + q + ":" + suffix;
+        return TestRedis.key(q, suffix);
     }
 
     static Map<String, String> hash(String q, String jobId) {
-        return redis().hgetall(key(q, jobId));
+        return TestRedis.hash(q, jobId);
     }
 
-    /** Every entry of the events stream, oldest first. */
     static List<Map<String, String>> stream(String q) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (StreamMessage<String, String> m : redis().xrange(key(q, "events"), Range.create("-", "+"))) {
-            out.add(m.getBody());
-        }
-        return out;
+        return TestRedis.stream(q);
     }
 
-    /** Stream entries of one event (about one job unless jobId is null). */
     static List<Map<String, String>> events(String q, String event, String jobId) {
-        List<Map<String, String>> out = new ArrayList<>();
-        for (Map<String, String> e : stream(q)) {
-            if (event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))) {
-                out.add(e);
-            }
-        }
-        return out;
+        return TestRedis.events(q, event, jobId);
     }
 
     /** The due time (ms) a delayed job is scheduled for: its score over 4096. */
@@ -123,21 +106,12 @@ final class InteropWorkerKit {
     // ---- waiting ----
 
     static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return TestRedis.await(f, WAIT);
     }
 
-    /** Waits for Redis state that no event announces, re-checking every 20 ms, failing after {@link #WAIT}. */
+    /** {@link TestRedis#eventually} for at most {@link #WAIT}. */
     static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        Object gate = new Object();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + WAIT + " waiting for: " + what);
-            }
-            synchronized (gate) {
-                gate.wait(20);
-            }
-        }
+        TestRedis.eventually(WAIT, condition, what);
     }
 
     // ---- bull4j side ----
