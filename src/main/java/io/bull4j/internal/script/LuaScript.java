@@ -54,7 +54,8 @@ public final class LuaScript {
     }
 
     private static String read(String path) {
-        try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(path)) {
+        // through the class, not its loader: in module io.bull4j the loader does not see the module's own resources
+        try (InputStream in = LuaScript.class.getResourceAsStream("/" + path)) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + path);
             }
