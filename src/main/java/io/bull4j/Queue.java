@@ -1,7 +1,6 @@
 package io.bull4j;
 
 import io.bull4j.internal.codec.Json;
-import io.bull4j.internal.codec.OptionsCodec;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.redis.Await;
 import io.bull4j.internal.script.AddJob;
@@ -41,10 +40,27 @@ public final class Queue implements AutoCloseable {
     private volatile boolean closed;
     private final String defaultOptsJson;
 
+    /**
+     * A queue on a connection of its own, from {@code REDIS_URL} (else {@code redis://localhost:6379}), with the
+     * default options; {@link #close()} closes that connection.
+     *
+     * @param name the queue's name; not empty, without {@code ':'}
+     * @throws ValidationException when the name is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Queue(String name) {
         this(name, QueueOptions.DEFAULTS);
     }
 
+    /**
+     * A queue with these options. It writes the queue's {@code meta} hash (the events stream's cap and the version
+     * that wrote it), as BullMQ's Queue does.
+     *
+     * @param name the queue's name; not empty, without {@code ':'}
+     * @param options the options; {@link QueueOptions#DEFAULTS} for the defaults
+     * @throws ValidationException when the name or prefix is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Queue(String name, QueueOptions options) {
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), name);
@@ -65,15 +81,17 @@ public final class Queue implements AutoCloseable {
         }
     }
 
+    /** {@return the queue's name} */
     public String name() {
         return ctx.name();
     }
 
-    /** {@code prefix:name}, as BullMQ names a queue in flows and dashboards. */
+    /** {@return {@code prefix:name}, as BullMQ names a queue in flows and dashboards} */
     public String qualifiedName() {
         return ctx.keys.qualifiedName();
     }
 
+    /** {@return the queue's options} */
     public QueueOptions options() {
         return opts;
     }
@@ -84,7 +102,15 @@ public final class Queue implements AutoCloseable {
 
     // ---- adding ----
 
-    /** Adds a job with the queue's default options. */
+    /**
+     * Adds a job with the queue's default options.
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON; see {@link #add(String, Object, JobOptions)}
+     * @return the job as added
+     * @throws ValidationException when the data cannot be serialized, before anything is written
+     * @throws RedisException when Redis fails
+     */
     public Job add(String name, Object data) {
         return add(name, data, null);
     }
@@ -93,18 +119,38 @@ public final class Queue implements AutoCloseable {
      * Adds a job. With a {@code jobId} that exists already, nothing is added and the existing job is returned
      * (a {@code duplicated} event is emitted, as BullMQ does).
      *
+     * @param name the job's name
      * @param data any value Jackson writes as JSON. {@code null} means "no data" and is stored as {@code {}}, as
      *     BullMQ stores an {@code undefined}; to store JSON {@code null}, pass {@code NullNode.getInstance()}
+     * @param options the job's options, or null for the queue's defaults; unset ones come from the defaults
+     * @return the job as added (or the existing one with the same id)
+     * @throws ValidationException when the data cannot be serialized or is larger than {@code sizeLimit}, before
+     *     anything is written
+     * @throws RedisException when Redis fails
      */
     public Job add(String name, Object data, JobOptions options) {
         return Await.result(addAsync(name, data, options), ctx.link.commandTimeout(), "add");
     }
 
+    /**
+     * The asynchronous twin of {@link #add(String, Object)}; validation errors are thrown at once.
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON
+     * @return the job as added, once Redis has it
+     */
     public CompletableFuture<Job> addAsync(String name, Object data) {
         return addAsync(name, data, null);
     }
 
-    /** The asynchronous twin of {@link #add(String, Object, JobOptions)}; validation errors are thrown at once. */
+    /**
+     * The asynchronous twin of {@link #add(String, Object, JobOptions)}; validation errors are thrown at once.
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON
+     * @param options the job's options, or null for the queue's defaults
+     * @return the job as added, once Redis has it
+     */
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
         Prepared p = prepare(name, data, options);
         return AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0)));
@@ -114,13 +160,23 @@ public final class Queue implements AutoCloseable {
      * Adds many jobs; returns them in order. The jobs go out together (pipelined, no wait between calls), in
      * scripts of {@value #BULK_CHUNK} jobs each, so that no single script holds Redis for long while workers wait.
      * Each script is atomic; the bulk as a whole is not (as in BullMQ).
+     *
+     * @param jobs the jobs; all are validated before any is sent
+     * @return the jobs as added, in order
+     * @throws ValidationException when any job is invalid, before anything is written
+     * @throws RedisException when Redis fails
      */
     public List<Job> addBulk(List<BulkJob> jobs) {
         return Await.result(addBulkAsync(jobs), ctx.link.commandTimeout().multipliedBy(
                 1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK)), "addBulk");
     }
 
-    /** The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent. */
+    /**
+     * The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent.
+     *
+     * @param jobs the jobs
+     * @return the jobs as added, in order, once Redis has them
+     */
     public CompletableFuture<List<Job>> addBulkAsync(List<BulkJob> jobs) {
         ValidationException.check(jobs != null, "jobs", "must not be null");
         List<Prepared> prepared = new ArrayList<>(jobs.size());
@@ -192,7 +248,12 @@ public final class Queue implements AutoCloseable {
 
     // ---- reading ----
 
-    /** The job with this id, or null. */
+    /**
+     * Reads a job.
+     *
+     * @param id the job's id
+     * @return the job, or null when there is none with this id
+     */
     public Job getJob(String id) {
         ValidationException.check(id != null && !id.isEmpty(), "id", "must not be empty");
         Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "getJob");
@@ -203,13 +264,18 @@ public final class Queue implements AutoCloseable {
      * How many jobs each state holds, in the order asked (all states, in BullMQ's order, when none is named).
      * {@link JobState#WAITING} counts the wait list plus the legacy {@code paused} list of old BullMQ versions.
      * One Redis call.
+     *
+     * @param states the states to count; none for all
+     * @return the count of each state, in the order asked
      */
     public Map<JobState, Long> getJobCounts(JobState... states) {
         checkOpen();
         return admin.counts(QueueAdmin.checkStates(states));
     }
 
-    /** The jobs still to run, as BullMQ's {@code count()}: waiting + delayed + prioritized + waiting-children. */
+    /**
+     * {@return the jobs still to run, as BullMQ's {@code count()}: waiting + delayed + prioritized + waiting-children}
+     */
     public long count() {
         checkOpen();
         return admin.counts(List.of(JobState.WAITING, JobState.DELAYED, JobState.PRIORITIZED,
@@ -223,6 +289,12 @@ public final class Queue implements AutoCloseable {
      * {@code asc} the order is reversed. Jobs removed meanwhile are skipped and a bounded page is refilled from
      * the jobs after it, as in BullMQ. {@link JobState#WAITING} also lists the legacy {@code paused} list of old
      * BullMQ versions, with its own range. One Redis call.
+     *
+     * @param states the states to list; empty for all
+     * @param start the first position, per state
+     * @param end the last position, per state ({@code -1} for the last)
+     * @param asc oldest first instead of newest first
+     * @return the jobs
      */
     public List<Job> getJobs(Set<JobState> states, long start, long end, boolean asc) {
         checkOpen();
@@ -232,6 +304,9 @@ public final class Queue implements AutoCloseable {
     /**
      * All jobs in the given states (all states when none is named), newest first; see
      * {@link #getJobs(Set, long, long, boolean)}.
+     *
+     * @param states the states to list; none for all
+     * @return the jobs
      */
     public List<Job> getJobs(JobState... states) {
         checkOpen();
@@ -255,7 +330,7 @@ public final class Queue implements AutoCloseable {
         admin.pause(false);
     }
 
-    /** Whether the queue is paused (by any client). */
+    /** {@return whether the queue is paused (by any client)} */
     public boolean isPaused() {
         checkOpen();
         return admin.isPaused();
@@ -265,6 +340,9 @@ public final class Queue implements AutoCloseable {
      * Removes a job, whatever its state, with its logs and other keys, and emits {@code removed}. Returns false,
      * changing nothing, when a worker holds the job's lock, when the job is the pending run of a job scheduler,
      * or when there is no such job. Unlike BullMQ it does not remove the job's children.
+     *
+     * @param jobId the job's id
+     * @return whether the job was removed
      */
     public boolean remove(String jobId) {
         checkOpen();
@@ -275,6 +353,8 @@ public final class Queue implements AutoCloseable {
     /**
      * Removes every job that waits to run (waiting and prioritized, and delayed too when {@code delayed}), with
      * their keys; active and finished jobs stay. Emits no events, as BullMQ.
+     *
+     * @param delayed whether delayed jobs are removed too
      */
     public void drain(boolean delayed) {
         checkOpen();
@@ -288,6 +368,8 @@ public final class Queue implements AutoCloseable {
      * Emits {@code cleaned} with the count for each batch of up to 10000.
      *
      * @param limit at most this many jobs, 0 for no limit
+     * @param grace the minimum age of a removed job
+     * @param state the state to clean
      * @return the ids removed
      */
     public List<String> clean(Duration grace, int limit, JobState state) {
@@ -310,7 +392,12 @@ public final class Queue implements AutoCloseable {
         admin.obliterate(force);
     }
 
-    /** {@link #retryJobs(JobState, int, Instant)} for all jobs finished until now, 1000 per Redis call. */
+    /**
+     * {@link #retryJobs(JobState, int, Instant)} for all jobs finished until now, 1000 per Redis call.
+     *
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @return how many jobs moved
+     */
     public int retryJobs(JobState state) {
         return retryJobs(state, 1000, Instant.ofEpochMilli(ctx.now()));
     }
@@ -321,6 +408,8 @@ public final class Queue implements AutoCloseable {
      * return value or failure are cleared; attempt counters stay, as in BullMQ.
      *
      * @param timestamp only jobs that finished at or before it
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @param count jobs per Redis call
      * @return how many jobs moved
      */
     public int retryJobs(JobState state, int count, Instant timestamp) {
@@ -332,7 +421,11 @@ public final class Queue implements AutoCloseable {
         return admin.moveToWait(state.wireName(), count, Long.toString(timestamp.toEpochMilli()));
     }
 
-    /** {@link #promoteJobs(int)} 1000 per Redis call. */
+    /**
+     * {@link #promoteJobs(int)} with 1000 jobs per Redis call.
+     *
+     * @return how many jobs moved
+     */
     public int promoteJobs() {
         return promoteJobs(1000);
     }
@@ -341,6 +434,7 @@ public final class Queue implements AutoCloseable {
      * Moves every delayed job to wait (or prioritized) now, {@code count} per Redis call, emitting
      * {@code waiting} with {@code prev=delayed}.
      *
+     * @param count jobs per Redis call
      * @return how many jobs moved
      */
     public int promoteJobs(int count) {
@@ -355,6 +449,10 @@ public final class Queue implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the queue: its connection when it opened it, never a shared one. Idempotent; the queue cannot be used
+     * after it.
+     */
     @Override
     public void close() {
         if (closed) {

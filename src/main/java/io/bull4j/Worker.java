@@ -51,10 +51,28 @@ public final class Worker implements AutoCloseable {
     private boolean started;
     private boolean closed;
 
+    /**
+     * A worker with the default options, on a connection of its own from {@code REDIS_URL} (else
+     * {@code redis://localhost:6379}); it starts processing at once.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @throws ValidationException when an argument is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, Processor processor) {
         this(queueName, processor, WorkerOptions.DEFAULTS);
     }
 
+    /**
+     * A worker with these options; with {@code autorun} (the default) it starts processing at once.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @param options the options
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, Processor processor, WorkerOptions options) {
         this(queueName, processor, options, new WorkerListener[0]);
     }
@@ -62,6 +80,13 @@ public final class Worker implements AutoCloseable {
     /**
      * With listeners registered before the worker starts, so that none of its first events is missed (with
      * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @param options the options
+     * @param listeners listeners to register first
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
      */
     public Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener... listeners) {
         ValidationException.check(processor != null, "processor", "must not be null");
@@ -118,20 +143,30 @@ public final class Worker implements AutoCloseable {
     /**
      * Adds a listener; see {@link WorkerListener} for the thread it runs on. Events of jobs taken before this
      * call are not delivered to it: pass listeners to the constructor to see every event.
+     *
+     * @param listener the listener
+     * @return this worker
      */
     public Worker addListener(WorkerListener listener) {
         bus.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
+    /**
+     * Removes a listener.
+     *
+     * @param listener the listener
+     */
     public void removeListener(WorkerListener listener) {
         bus.remove(listener);
     }
 
+    /** {@return the name of the queue this worker consumes} */
     public String queueName() {
         return ctx.name();
     }
 
+    /** {@return whether the worker has started and is not closed} */
     public boolean isRunning() {
         synchronized (lifecycle) {
             return started && !closed;
@@ -144,16 +179,18 @@ public final class Worker implements AutoCloseable {
         fetch.pause();
     }
 
+    /** Takes jobs again after {@link #pause()} or {@link #drain(Duration)}. */
     public void resume() {
         runner.setPaused(false);
         fetch.resume();
     }
 
+    /** {@return whether this worker is paused (by {@link #pause()} or {@link #drain(Duration)})} */
     public boolean isPaused() {
         return fetch.isPaused();
     }
 
-    /** Jobs running now. */
+    /** {@return how many jobs this worker runs now} */
     public int activeCount() {
         return slots.inUse();
     }
@@ -161,6 +198,9 @@ public final class Worker implements AutoCloseable {
     /**
      * Stops taking jobs and waits up to {@code timeout} for the running ones to finish. The worker stays paused
      * afterwards; {@link #resume()} takes jobs again.
+     *
+     * @param timeout how long to wait; zero or positive
+     * @return how many jobs finished meanwhile, how many still run, and whether the wait timed out
      */
     public DrainResult drain(Duration timeout) {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
@@ -184,6 +224,8 @@ public final class Worker implements AutoCloseable {
      * then ends by throwing is not failed (the shutdown is not its fault): it is given back to the front of wait,
      * its start uncounted, for another worker. A job that still does not end keeps its lock until it expires,
      * and is then recovered as stalled.
+     *
+     * @param timeout how long to wait for running jobs before interrupting them
      */
     public void close(Duration timeout) {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");

@@ -16,11 +16,17 @@ import java.util.concurrent.ExecutorService;
  * <pre>{@code WorkerOptions.builder().concurrency(10).lockDuration(Duration.ofMinutes(1)).build()}</pre>
  */
 public final class WorkerOptions {
+    /** The default {@link Builder#concurrency(int) concurrency}: 1 job at a time, as in BullMQ. */
     public static final int DEFAULT_CONCURRENCY = 1;
+    /** The default {@link Builder#lockDuration(Duration) lockDuration}: 30 seconds. */
     public static final Duration DEFAULT_LOCK_DURATION = Duration.ofSeconds(30);
+    /** The default {@link Builder#stalledInterval(Duration) stalledInterval}: 30 seconds. */
     public static final Duration DEFAULT_STALLED_INTERVAL = Duration.ofSeconds(30);
+    /** The default {@link Builder#maxStalledCount(int) maxStalledCount}: 1. */
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
+    /** The default {@link Builder#drainDelay(Duration) drainDelay}: 5 seconds. */
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
+    /** All options at their defaults. */
     public static final WorkerOptions DEFAULTS = builder().build();
 
     private final int concurrency;
@@ -61,10 +67,12 @@ public final class WorkerOptions {
         clock = b.clock;
     }
 
+    /** {@return a builder with every option at its default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these options, to change some of them} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.concurrency = concurrency;
@@ -86,33 +94,41 @@ public final class WorkerOptions {
         return b;
     }
 
-    /** Jobs processed at once by this worker. */
+    /** {@return how many jobs this worker runs at once} */
     public int concurrency() { return concurrency; }
-    /** How long a job's lock lives without renewal; a job whose worker dies is recovered after it. */
+    /**
+     * {@return how long a job's lock lives without renewal; a job whose worker dies is recovered after about this long}
+     */
     public Duration lockDuration() { return lockDuration; }
-    /** How often held locks are renewed (default lockDuration / 2). */
+    /** {@return how often the held locks are renewed: the value set, else half of {@link #lockDuration()}} */
     public Duration lockRenewTime() { return lockRenewTime; }
-    /** How often active jobs are checked for an expired lock. */
+    /** {@return how often active jobs are checked for an expired lock} */
     public Duration stalledInterval() { return stalledInterval; }
-    /** How often a job may stall before it is failed. */
+    /** {@return how many times a job may stall before it is failed} */
     public int maxStalledCount() { return maxStalledCount; }
-    /** The longest blocking wait for a job on an empty queue. */
+    /** {@return the longest single blocking wait for a job while the queue is empty} */
     public Duration drainDelay() { return drainDelay; }
-    /** Whether the constructor starts processing. */
+    /** {@return whether the worker's constructor starts processing} */
     public boolean autorun() { return autorun; }
-    /** Shown as the job's {@code processedBy} and in the worker's Redis client name; may be null. */
+    /**
+     * {@return the worker's name, stored as a job's {@code processedBy} and in its Redis client name; null when unset}
+     */
     public String name() { return name; }
+    /** {@return the key prefix of the queue} */
     public String prefix() { return prefix; }
-    /** null: the worker opens its own connection (REDIS_URL, else localhost) and closes it. */
+    /** {@return the shared connection, or null when the worker opens (and closes) its own} */
     public Bull4jConnection connection() { return connection; }
-    /** Applies to jobs that set no removeOnComplete of their own; null keeps them. */
+    /** {@return which completed jobs to keep, for jobs that set none of their own; null keeps them all} */
     public KeepJobs removeOnComplete() { return removeOnComplete; }
+    /** {@return which failed jobs to keep, for jobs that set none of their own; null keeps them all} */
     public KeepJobs removeOnFail() { return removeOnFail; }
-    /** For custom backoff types; may be null. */
+    /** {@return the strategy for {@link Backoff#custom custom} backoff types, or null} */
     public BackoffStrategy backoffStrategy() { return backoffStrategy; }
-    /** Runs processors; null for the default (virtual threads on Java 21+, else a pool of concurrency threads). */
+    /** {@return the executor that runs processors, or null for bull4j's own (see {@link Builder#executor})} */
     public ExecutorService executor() { return executor; }
+    /** {@return the Jackson mapper for job data and results} */
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** {@return the time source for timestamps and due times} */
     public Clock clock() { return clock; }
 
     @Override
@@ -142,7 +158,10 @@ public final class WorkerOptions {
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + "}";
     }
 
-    /** Not thread-safe. */
+    /**
+     * A builder of {@link WorkerOptions}. Each setter checks its value at once and throws a
+     * {@link ValidationException} naming the field; {@link #build()} checks the combinations. Not thread-safe.
+     */
     public static final class Builder {
         private int concurrency = DEFAULT_CONCURRENCY;
         private Duration lockDuration = DEFAULT_LOCK_DURATION;
@@ -164,95 +183,213 @@ public final class WorkerOptions {
         private Builder() {
         }
 
+        /**
+         * How many jobs this worker runs at once. Default {@value WorkerOptions#DEFAULT_CONCURRENCY}.
+         *
+         * @param concurrency at least 1
+         * @return this builder
+         */
         public Builder concurrency(int concurrency) {
             ValidationException.check(concurrency >= 1, "concurrency", "must be >= 1 (was " + concurrency + ")");
             this.concurrency = concurrency;
             return this;
         }
 
+        /**
+         * How long a job's lock lives without renewal. A job whose worker died is recovered (as stalled) after about this
+         * long. Default 30 seconds ({@link WorkerOptions#DEFAULT_LOCK_DURATION}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder lockDuration(Duration d) {
             ValidationException.check(positive(d), "lockDuration", "must be positive (was " + d + ")");
             this.lockDuration = d;
             return this;
         }
 
+        /**
+         * How often the held locks are renewed (one call for all of them). Default: half of the lock duration, also when
+         * the lock duration changes later. {@link #build()} requires it to be shorter than the lock duration.
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder lockRenewTime(Duration d) {
             ValidationException.check(positive(d), "lockRenewTime", "must be positive (was " + d + ")");
             this.lockRenewTime = d;
             return this;
         }
 
+        /**
+         * How often to look for stalled jobs (active jobs whose lock expired). The check is shared by all workers of the
+         * queue: one of them runs it per interval. Default 30 seconds ({@link WorkerOptions#DEFAULT_STALLED_INTERVAL}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder stalledInterval(Duration d) {
             ValidationException.check(positive(d), "stalledInterval", "must be positive (was " + d + ")");
             this.stalledInterval = d;
             return this;
         }
 
+        /**
+         * How many times a job may stall and be moved back to wait before it is failed instead. Default
+         * {@value WorkerOptions#DEFAULT_MAX_STALLED_COUNT}.
+         *
+         * @param count zero or more
+         * @return this builder
+         */
         public Builder maxStalledCount(int count) {
             ValidationException.check(count >= 0, "maxStalledCount", "must be >= 0 (was " + count + ")");
             this.maxStalledCount = count;
             return this;
         }
 
+        /**
+         * The longest single blocking wait for a job while the queue is empty; the worker then waits again.
+         * With the command timeout, it also bounds how long {@link Worker#close()} waits for a fetch in flight.
+         * Default 5 seconds
+         * ({@link WorkerOptions#DEFAULT_DRAIN_DELAY}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder drainDelay(Duration d) {
             ValidationException.check(positive(d), "drainDelay", "must be positive (was " + d + ")");
             this.drainDelay = d;
             return this;
         }
 
+        /**
+         * Whether the worker's constructor starts processing; with {@code false}, call {@link Worker#run()}. Default
+         * {@code true}.
+         *
+         * @param autorun whether to start in the constructor
+         * @return this builder
+         */
         public Builder autorun(boolean autorun) {
             this.autorun = autorun;
             return this;
         }
 
+        /**
+         * A name for the worker, stored as each job's {@code processedBy} and in the client name of its blocking
+         * connection, as in BullMQ. Default: none.
+         *
+         * @param name a non-empty name, or null for none
+         * @return this builder
+         */
         public Builder name(String name) {
             ValidationException.check(name == null || !name.isEmpty(), "name", "must not be empty");
             this.name = name;
             return this;
         }
 
+        /**
+         * The key prefix; it must be the producers' prefix. On Redis Cluster use a hash tag such as {@code "{bull}"}.
+         * Default {@code "bull"}.
+         *
+         * @param prefix a non-empty prefix
+         * @return this builder
+         */
         public Builder prefix(String prefix) {
             ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
             this.prefix = prefix;
             return this;
         }
 
+        /**
+         * A connection to share, which the worker does not close; it also opens one dedicated connection on it for its
+         * blocking fetch. Default: none, so the worker opens its own from {@code REDIS_URL} (else
+         * {@code redis://localhost:6379}) and closes it on {@link Worker#close()}.
+         *
+         * @param connection a shared connection, or null for the worker's own
+         * @return this builder
+         */
         public Builder connection(Bull4jConnection connection) {
             this.connection = connection;
             return this;
         }
 
+        /**
+         * Which completed jobs to keep, for jobs that set no {@code removeOnComplete} of their own. Default: none, which
+         * keeps them all.
+         *
+         * @param keep which jobs to keep, or null for all
+         * @return this builder
+         */
         public Builder removeOnComplete(KeepJobs keep) {
             this.removeOnComplete = keep;
             return this;
         }
 
+        /**
+         * Which failed jobs to keep, for jobs that set no {@code removeOnFail} of their own. Default: none, which keeps
+         * them all.
+         *
+         * @param keep which jobs to keep, or null for all
+         * @return this builder
+         */
         public Builder removeOnFail(KeepJobs keep) {
             this.removeOnFail = keep;
             return this;
         }
 
+        /**
+         * Computes the wait before a retry for {@link Backoff#custom custom} backoff types. Default: none, so that a job
+         * with a custom type fails on its first error.
+         *
+         * @param strategy the strategy, or null for none
+         * @return this builder
+         */
         public Builder backoffStrategy(BackoffStrategy strategy) {
             this.backoffStrategy = strategy;
             return this;
         }
 
-        /** Runs processors. bull4j never shuts down an executor it did not create. */
+        /**
+         * The executor that runs processors. Default: none, so that bull4j runs each job on a virtual thread on Java 21+
+         * and on a pool of {@code concurrency} platform threads on Java 17, and shuts that down on close. bull4j never
+         * shuts down an executor it did not create; at most {@code concurrency} jobs are handed to it at once.
+         *
+         * @param executor the executor, or null for bull4j's own
+         * @return this builder
+         */
         public Builder executor(ExecutorService executor) {
             this.executor = executor;
             return this;
         }
 
+        /**
+         * The Jackson mapper for job data and results. Default: bull4j's shared mapper, which ignores unknown
+         * properties (a Node producer may send fields a Java record lacks).
+         *
+         * @param mapper the mapper; not null
+         * @return this builder
+         */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
             return this;
         }
 
+        /**
+         * The time source for timestamps and due times; for tests. Default {@link Clock#systemUTC()}.
+         *
+         * @param clock the clock; not null
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
+        /**
+         * {@return the options} Checks the combinations: the lock renew time must be shorter than the lock duration.
+         *
+         * @throws ValidationException when it is not
+         */
         public WorkerOptions build() {
             Duration renew = lockRenewTime != null ? lockRenewTime : lockDuration.dividedBy(2);
             ValidationException.check(renew.compareTo(lockDuration) < 0, "lockRenewTime",
