@@ -174,6 +174,8 @@ async function runOp(queue, op) {
     }
     case 'counts':
       return queue.getJobCounts(...(op.types ?? []));
+    case 'count':
+      return queue.count();
     case 'getJobs':
       return (await queue.getJobs(op.types, op.start, op.end, op.asc)).map(jobJson);
     case 'pause':
