@@ -105,6 +105,12 @@ public final class JobOptions {
     public int priority() { return priority == null ? 0 : priority; }
     /** {@return whether the job goes to the front of the wait list; false when unset} */
     public boolean lifo() { return lifo != null && lifo; }
+    /** {@return whether delay was set, even to zero: set options are stored in the job's options, as BullMQ does} */
+    public boolean hasDelay() { return delay != null; }
+    /** {@return whether priority was set, even to 0} */
+    public boolean hasPriority() { return priority != null; }
+    /** {@return whether lifo was set, even to false} */
+    public boolean hasLifo() { return lifo != null; }
     /** {@return how many times the job may run in all, as stored; 0 (the default) and 1 both mean a single try} */
     public int attempts() { return attempts == null ? 0 : attempts; }
     /** {@return the wait before a retry, or null to retry at once} */
@@ -325,7 +331,8 @@ public final class JobOptions {
         }
 
         /**
-         * How many lines of {@link Job#log(String)} to keep (the newest). Default: unset, which keeps all.
+         * How many lines of {@link Job#log(String)} to keep (the newest). 0 keeps all, as in BullMQ, which treats 0
+         * as "no limit". Default: unset, which keeps all.
          *
          * @param count zero or more
          * @return this builder

@@ -24,6 +24,7 @@ public final class QueueOptions {
     private final int maxLenEvents;
     private final ObjectMapper objectMapper;
     private final Clock clock;
+    private final boolean skipMetasUpdate;
 
     private QueueOptions(Builder b) {
         prefix = b.prefix;
@@ -32,6 +33,7 @@ public final class QueueOptions {
         maxLenEvents = b.maxLenEvents;
         objectMapper = b.objectMapper;
         clock = b.clock;
+        skipMetasUpdate = b.skipMetasUpdate;
     }
 
     /** {@return a builder with every option at its default} */
@@ -48,6 +50,7 @@ public final class QueueOptions {
         b.maxLenEvents = maxLenEvents;
         b.objectMapper = objectMapper;
         b.clock = clock;
+        b.skipMetasUpdate = skipMetasUpdate;
         return b;
     }
 
@@ -63,24 +66,30 @@ public final class QueueOptions {
     public ObjectMapper objectMapper() { return objectMapper; }
     /** {@return the time source for timestamps} */
     public Clock clock() { return clock; }
+    /**
+     * {@return whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate})}
+     */
+    public boolean skipMetasUpdate() { return skipMetasUpdate; }
 
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof QueueOptions)) return false;
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
-                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock);
+                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
+                && skipMetasUpdate == x.skipMetasUpdate;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(prefix, defaultJobOptions, maxLenEvents);
+        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate);
     }
 
     @Override
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
-                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents + "}";
+                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
+                + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
     }
 
     /**
@@ -94,6 +103,7 @@ public final class QueueOptions {
         private int maxLenEvents = DEFAULT_MAX_LEN_EVENTS;
         private ObjectMapper objectMapper = Json.DEFAULT;
         private Clock clock = Clock.systemUTC();
+        private boolean skipMetasUpdate;
 
         private Builder() {
         }
@@ -167,6 +177,20 @@ public final class QueueOptions {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * With {@code true} the queue does not write the {@code meta} hash when it opens: {@code meta.version} and
+         * {@code opts.maxLenEvents} stay as the queue's producers and workers wrote them. For a queue opened only to
+         * read (counts, listings, dashboards, metrics), as BullMQ's {@code skipMetasUpdate}. Adding jobs still
+         * works: the scripts write the stream cap they need when it is missing. Default {@code false}.
+         *
+         * @param skip whether to leave the {@code meta} hash alone
+         * @return this builder
+         */
+        public Builder skipMetasUpdate(boolean skip) {
+            this.skipMetasUpdate = skip;
             return this;
         }
 
