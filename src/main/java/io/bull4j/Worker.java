@@ -74,7 +74,8 @@ public final class Worker implements AutoCloseable {
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
         this.ownsExecutor = options.executor() == null;
-        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency()) : options.executor();
+        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency(),
+                options.virtualThreads()) : options.executor();
         this.bus = new ListenerBus(queueName);
         for (WorkerListener l : listeners) {
             bus.add(Objects.requireNonNull(l, "listener"));

@@ -38,6 +38,7 @@ public final class WorkerOptions {
     private final KeepJobs removeOnFail;
     private final BackoffStrategy backoffStrategy;
     private final ExecutorService executor;
+    private final boolean virtualThreads;
     private final ObjectMapper objectMapper;
     private final Clock clock;
 
@@ -57,6 +58,7 @@ public final class WorkerOptions {
         removeOnFail = b.removeOnFail;
         backoffStrategy = b.backoffStrategy;
         executor = b.executor;
+        virtualThreads = b.virtualThreads;
         objectMapper = b.objectMapper;
         clock = b.clock;
     }
@@ -81,6 +83,7 @@ public final class WorkerOptions {
         b.removeOnFail = removeOnFail;
         b.backoffStrategy = backoffStrategy;
         b.executor = executor;
+        b.virtualThreads = virtualThreads;
         b.objectMapper = objectMapper;
         b.clock = clock;
         return b;
@@ -112,6 +115,11 @@ public final class WorkerOptions {
     public BackoffStrategy backoffStrategy() { return backoffStrategy; }
     /** Runs processors; null for the default (virtual threads on Java 21+, else a pool of concurrency threads). */
     public ExecutorService executor() { return executor; }
+    /**
+     * Whether the default executor uses a virtual thread per job when the JVM has them (Java 21+); default true.
+     * Ignored when an {@link #executor()} is given.
+     */
+    public boolean virtualThreads() { return virtualThreads; }
     public ObjectMapper objectMapper() { return objectMapper; }
     public Clock clock() { return clock; }
 
@@ -124,7 +132,8 @@ public final class WorkerOptions {
                 && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
-                && backoffStrategy == x.backoffStrategy && executor == x.executor && objectMapper == x.objectMapper
+                && backoffStrategy == x.backoffStrategy && executor == x.executor
+                && virtualThreads == x.virtualThreads && objectMapper == x.objectMapper
                 && clock.equals(x.clock);
     }
 
@@ -139,7 +148,8 @@ public final class WorkerOptions {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
-                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + "}";
+                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
+                + virtualThreads + "}";
     }
 
     /** Not thread-safe. */
@@ -158,6 +168,7 @@ public final class WorkerOptions {
         private KeepJobs removeOnFail;
         private BackoffStrategy backoffStrategy;
         private ExecutorService executor;
+        private boolean virtualThreads = true;
         private ObjectMapper objectMapper = Json.DEFAULT;
         private Clock clock = Clock.systemUTC();
 
@@ -240,6 +251,17 @@ public final class WorkerOptions {
         /** Runs processors. bull4j never shuts down an executor it did not create. */
         public Builder executor(ExecutorService executor) {
             this.executor = executor;
+            return this;
+        }
+
+        /**
+         * With the default executor: {@code true} (the default) runs each job on a virtual thread when the JVM has
+         * them (Java 21+), {@code false} on a pool of {@code concurrency} platform threads, e.g. for processors
+         * that hold a monitor across blocking I/O (which pins a carrier thread before Java 24). On Java 17-20
+         * platform threads are used either way.
+         */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
             return this;
         }
 
