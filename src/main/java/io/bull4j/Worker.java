@@ -59,6 +59,21 @@ public final class Worker implements AutoCloseable {
         this(queueName, processor, options, new WorkerListener[0]);
     }
 
+    /** With a processor that has no result: {@code new Worker("emails", job -> { send(job); })}. */
+    public Worker(String queueName, VoidProcessor processor) {
+        this(queueName, processor, WorkerOptions.DEFAULTS);
+    }
+
+    /** With a processor that has no result; see {@link VoidProcessor}. */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options) {
+        this(queueName, processor, options, new WorkerListener[0]);
+    }
+
+    /** With a processor that has no result, and listeners; see {@link VoidProcessor}. */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options, WorkerListener... listeners) {
+        this(queueName, withNullResult(processor), options, listeners);
+    }
+
     /**
      * With listeners registered before the worker starts, so that none of its first events is missed (with
      * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
@@ -259,6 +274,17 @@ public final class Worker implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    private static Processor withNullResult(VoidProcessor processor) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        if (processor instanceof Processor) {
+            return (Processor) processor;
+        }
+        return job -> {
+            processor.run(job);
+            return null;
+        };
     }
 
     /** Lock tokens {@code <workerId>:<n>}, as BullMQ's workers make them. */
