@@ -21,6 +21,7 @@ public final class QueueOptions {
     private final JobOptions defaultJobOptions;
     private final int maxLenEvents;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
 
     private QueueOptions(Builder b) {
@@ -29,6 +30,7 @@ public final class QueueOptions {
         defaultJobOptions = b.defaultJobOptions;
         maxLenEvents = b.maxLenEvents;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
     }
 
@@ -43,6 +45,7 @@ public final class QueueOptions {
         b.defaultJobOptions = defaultJobOptions;
         b.maxLenEvents = maxLenEvents;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         return b;
     }
@@ -54,6 +57,8 @@ public final class QueueOptions {
     /** The approximate cap of the events stream ({@code streams.events.maxLen} in BullMQ). */
     public int maxLenEvents() { return maxLenEvents; }
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     public Clock clock() { return clock; }
 
     @Override
@@ -61,7 +66,8 @@ public final class QueueOptions {
         if (!(o instanceof QueueOptions)) return false;
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
-                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock);
+                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
+                && checkEvictionPolicy == x.checkEvictionPolicy;
     }
 
     @Override
@@ -72,7 +78,8 @@ public final class QueueOptions {
     @Override
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
-                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents + "}";
+                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
+                + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
     }
 
     /** Not thread-safe. */
@@ -82,6 +89,7 @@ public final class QueueOptions {
         private JobOptions defaultJobOptions = JobOptions.DEFAULTS;
         private int maxLenEvents = DEFAULT_MAX_LEN_EVENTS;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {
@@ -111,6 +119,16 @@ public final class QueueOptions {
 
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 

@@ -88,6 +88,9 @@ public final class Worker implements AutoCloseable {
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
+        if (options.checkEvictionPolicy()) {
+            link.checkEvictionPolicy();
+        }
         this.ownsExecutor = options.executor() == null;
         this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency(),
                 options.virtualThreads()) : options.executor();

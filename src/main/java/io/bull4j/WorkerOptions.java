@@ -40,6 +40,7 @@ public final class WorkerOptions {
     private final ExecutorService executor;
     private final boolean virtualThreads;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
 
     private WorkerOptions(Builder b) {
@@ -60,6 +61,7 @@ public final class WorkerOptions {
         executor = b.executor;
         virtualThreads = b.virtualThreads;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
     }
 
@@ -85,6 +87,7 @@ public final class WorkerOptions {
         b.executor = executor;
         b.virtualThreads = virtualThreads;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         return b;
     }
@@ -121,6 +124,8 @@ public final class WorkerOptions {
      */
     public boolean virtualThreads() { return virtualThreads; }
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     public Clock clock() { return clock; }
 
     @Override
@@ -133,7 +138,8 @@ public final class WorkerOptions {
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
                 && backoffStrategy == x.backoffStrategy && executor == x.executor
-                && virtualThreads == x.virtualThreads && objectMapper == x.objectMapper
+                && virtualThreads == x.virtualThreads && checkEvictionPolicy == x.checkEvictionPolicy
+                && objectMapper == x.objectMapper
                 && clock.equals(x.clock);
     }
 
@@ -149,7 +155,7 @@ public final class WorkerOptions {
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
-                + virtualThreads + "}";
+                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
     }
 
     /** Not thread-safe. */
@@ -170,6 +176,7 @@ public final class WorkerOptions {
         private ExecutorService executor;
         private boolean virtualThreads = true;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {
@@ -267,6 +274,16 @@ public final class WorkerOptions {
 
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 

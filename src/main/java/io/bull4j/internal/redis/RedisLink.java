@@ -49,6 +49,7 @@ public final class RedisLink implements AutoCloseable {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final ScriptRunner scripts;
     private final String serverVersion;
+    private final String serverId;
     private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -66,7 +67,10 @@ public final class RedisLink implements AutoCloseable {
         }
         this.commands = asyncOf(shared);
         this.scripts = new ScriptRunner(commands, commandTimeout);
-        this.serverVersion = RedisVersion.parse(Await.result(commands.info("server"), commandTimeout, "INFO"));
+        String info = Await.result(commands.info("server"), commandTimeout, "INFO");
+        this.serverVersion = RedisVersion.parse(info);
+        String runId = EvictionPolicyCheck.field(info, "run_id");
+        this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
         try {
             RedisVersion.requireSupported(serverVersion);
         } catch (RuntimeException e) {
@@ -169,6 +173,19 @@ public final class RedisLink implements AutoCloseable {
 
     public String serverVersion() {
         return serverVersion;
+    }
+
+    /** The server's run_id (a link-unique id if INFO has none): what identifies a server across connections. */
+    String serverId() {
+        return serverId;
+    }
+
+    /**
+     * Warns once per server when its maxmemory-policy is not noeviction (see {@link EvictionPolicyCheck}). Never
+     * throws.
+     */
+    public void checkEvictionPolicy() {
+        EvictionPolicyCheck.run(this);
     }
 
     public boolean isCluster() {
