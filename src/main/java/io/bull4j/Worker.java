@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * }, WorkerOptions.builder().concurrency(10).build());
  * ...
  * worker.close(); // waits for running jobs
+ *
+ * Worker audit = new Worker("audit", job -> { log.info("job {}", job.id()); }); // no result: a VoidProcessor
  * }</pre>
  *
  * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for

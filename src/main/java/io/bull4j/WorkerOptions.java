@@ -116,7 +116,10 @@ public final class WorkerOptions {
     public KeepJobs removeOnFail() { return removeOnFail; }
     /** For custom backoff types; may be null. */
     public BackoffStrategy backoffStrategy() { return backoffStrategy; }
-    /** Runs processors; null for the default (virtual threads on Java 21+, else a pool of concurrency threads). */
+    /**
+     * Runs processors; null for the default: a virtual thread per job on Java 21+ (see {@link #virtualThreads()}),
+     * else a pool of concurrency platform threads.
+     */
     public ExecutorService executor() { return executor; }
     /**
      * Whether the default executor uses a virtual thread per job when the JVM has them (Java 21+); default true.
