@@ -21,6 +21,7 @@ public final class QueueOptions {
     private final JobOptions defaultJobOptions;
     private final int maxLenEvents;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
     private final boolean skipMetasUpdate;
 
@@ -30,6 +31,7 @@ public final class QueueOptions {
         defaultJobOptions = b.defaultJobOptions;
         maxLenEvents = b.maxLenEvents;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
         skipMetasUpdate = b.skipMetasUpdate;
     }
@@ -45,6 +47,7 @@ public final class QueueOptions {
         b.defaultJobOptions = defaultJobOptions;
         b.maxLenEvents = maxLenEvents;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         b.skipMetasUpdate = skipMetasUpdate;
         return b;
@@ -57,6 +60,8 @@ public final class QueueOptions {
     /** The approximate cap of the events stream ({@code streams.events.maxLen} in BullMQ). */
     public int maxLenEvents() { return maxLenEvents; }
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     public Clock clock() { return clock; }
     /** Whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate}). */
     public boolean skipMetasUpdate() { return skipMetasUpdate; }
@@ -67,19 +72,19 @@ public final class QueueOptions {
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
                 && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
-                && skipMetasUpdate == x.skipMetasUpdate;
+                && skipMetasUpdate == x.skipMetasUpdate && checkEvictionPolicy == x.checkEvictionPolicy;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate);
+        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate, checkEvictionPolicy);
     }
 
     @Override
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
                 + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
-                + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
+                + ", checkEvictionPolicy=" + checkEvictionPolicy + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
     }
 
     /** Not thread-safe. */
@@ -89,6 +94,7 @@ public final class QueueOptions {
         private JobOptions defaultJobOptions = JobOptions.DEFAULTS;
         private int maxLenEvents = DEFAULT_MAX_LEN_EVENTS;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
         private boolean skipMetasUpdate;
 
@@ -119,6 +125,16 @@ public final class QueueOptions {
 
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 

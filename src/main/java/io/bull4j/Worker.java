@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * }, WorkerOptions.builder().concurrency(10).build());
  * ...
  * worker.close(); // waits for running jobs
+ *
+ * Worker audit = new Worker("audit", job -> { log.info("job {}", job.id()); }); // no result: a VoidProcessor
  * }</pre>
  *
  * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for
@@ -59,6 +61,21 @@ public final class Worker implements AutoCloseable {
         this(queueName, processor, options, new WorkerListener[0]);
     }
 
+    /** With a processor that has no result: {@code new Worker("emails", job -> { send(job); })}. */
+    public Worker(String queueName, VoidProcessor processor) {
+        this(queueName, processor, WorkerOptions.DEFAULTS);
+    }
+
+    /** With a processor that has no result; see {@link VoidProcessor}. */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options) {
+        this(queueName, processor, options, new WorkerListener[0]);
+    }
+
+    /** With a processor that has no result, and listeners; see {@link VoidProcessor}. */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options, WorkerListener... listeners) {
+        this(queueName, withNullResult(processor), options, listeners);
+    }
+
     /**
      * With listeners registered before the worker starts, so that none of its first events is missed (with
      * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
@@ -73,8 +90,12 @@ public final class Worker implements AutoCloseable {
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
+        if (options.checkEvictionPolicy()) {
+            link.checkEvictionPolicy();
+        }
         this.ownsExecutor = options.executor() == null;
-        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency()) : options.executor();
+        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency(),
+                options.virtualThreads()) : options.executor();
         this.bus = new ListenerBus(queueName);
         for (WorkerListener l : listeners) {
             bus.add(Objects.requireNonNull(l, "listener"));
@@ -258,6 +279,17 @@ public final class Worker implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    private static Processor withNullResult(VoidProcessor processor) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        if (processor instanceof Processor) {
+            return (Processor) processor;
+        }
+        return job -> {
+            processor.run(job);
+            return null;
+        };
     }
 
     /** Lock tokens {@code <workerId>:<n>}, as BullMQ's workers make them. */

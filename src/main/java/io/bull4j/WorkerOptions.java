@@ -38,7 +38,9 @@ public final class WorkerOptions {
     private final KeepJobs removeOnFail;
     private final BackoffStrategy backoffStrategy;
     private final ExecutorService executor;
+    private final boolean virtualThreads;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
 
     private WorkerOptions(Builder b) {
@@ -57,7 +59,9 @@ public final class WorkerOptions {
         removeOnFail = b.removeOnFail;
         backoffStrategy = b.backoffStrategy;
         executor = b.executor;
+        virtualThreads = b.virtualThreads;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
     }
 
@@ -81,7 +85,9 @@ public final class WorkerOptions {
         b.removeOnFail = removeOnFail;
         b.backoffStrategy = backoffStrategy;
         b.executor = executor;
+        b.virtualThreads = virtualThreads;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         return b;
     }
@@ -110,9 +116,19 @@ public final class WorkerOptions {
     public KeepJobs removeOnFail() { return removeOnFail; }
     /** For custom backoff types; may be null. */
     public BackoffStrategy backoffStrategy() { return backoffStrategy; }
-    /** Runs processors; null for the default (virtual threads on Java 21+, else a pool of concurrency threads). */
+    /**
+     * Runs processors; null for the default: a virtual thread per job on Java 21+ (see {@link #virtualThreads()}),
+     * else a pool of concurrency platform threads.
+     */
     public ExecutorService executor() { return executor; }
+    /**
+     * Whether the default executor uses a virtual thread per job when the JVM has them (Java 21+); default true.
+     * Ignored when an {@link #executor()} is given.
+     */
+    public boolean virtualThreads() { return virtualThreads; }
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     public Clock clock() { return clock; }
 
     @Override
@@ -124,7 +140,9 @@ public final class WorkerOptions {
                 && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
-                && backoffStrategy == x.backoffStrategy && executor == x.executor && objectMapper == x.objectMapper
+                && backoffStrategy == x.backoffStrategy && executor == x.executor
+                && virtualThreads == x.virtualThreads && checkEvictionPolicy == x.checkEvictionPolicy
+                && objectMapper == x.objectMapper
                 && clock.equals(x.clock);
     }
 
@@ -139,7 +157,8 @@ public final class WorkerOptions {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
-                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + "}";
+                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
+                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
     }
 
     /** Not thread-safe. */
@@ -158,7 +177,9 @@ public final class WorkerOptions {
         private KeepJobs removeOnFail;
         private BackoffStrategy backoffStrategy;
         private ExecutorService executor;
+        private boolean virtualThreads = true;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {
@@ -243,8 +264,29 @@ public final class WorkerOptions {
             return this;
         }
 
+        /**
+         * With the default executor: {@code true} (the default) runs each job on a virtual thread when the JVM has
+         * them (Java 21+), {@code false} on a pool of {@code concurrency} platform threads, e.g. for processors
+         * that hold a monitor across blocking I/O (which pins a carrier thread before Java 24). On Java 17-20
+         * platform threads are used either way.
+         */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+            return this;
+        }
+
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 
