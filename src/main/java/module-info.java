@@ -9,6 +9,8 @@
 module io.bull4j {
     requires transitive lettuce.core;
     requires transitive com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.datatype.jdk8;   // Optional and friends in job data, out of the box
+    requires com.fasterxml.jackson.datatype.jsr310; // java.time in job data, as ISO-8601 text
     requires org.slf4j;
     requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
 

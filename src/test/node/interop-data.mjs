@@ -62,11 +62,18 @@ async function addBulk(jobsJson) {
   });
 }
 
-// The processor both sides share: with spec.echo it returns the data; otherwise it does what the data says:
-// {progress: [...], logs: [...], fail: "message", returns: value} (each optional; no `returns` gives null).
+// The processor both sides share: with spec.echo it returns the data; with spec.parseDates [field...] it returns
+// {field: Date.parse(data[field])} (epoch ms, null when JavaScript cannot parse it); otherwise it does what the
+// data says: {progress: [...], logs: [...], fail: "message", returns: value} (each optional; no `returns` gives null).
 async function scripted(job, spec) {
   if (spec.echo) {
     return job.data;
+  }
+  if (spec.parseDates) {
+    return Object.fromEntries(spec.parseDates.map((f) => {
+      const ms = Date.parse(job.data[f]);
+      return [f, Number.isNaN(ms) ? null : ms];
+    }));
   }
   const data = job.data ?? {};
   for (const p of data.progress ?? []) {
@@ -88,7 +95,7 @@ const finished = (event, seq, job, extra) => ({
   attemptsMade: job?.attemptsMade, ...extra,
 });
 
-// spec: {count, concurrency=1, echo, workerOpts, timeoutMs}. Prints {event:'ready'} once the worker runs,
+// spec: {count, concurrency=1, echo, parseDates, workerOpts, timeoutMs}. Prints {event:'ready'} once the worker runs,
 // then one line per finished job ({event:'completed'|'failed', seq: start order, ...}). It starts closing
 // when the count-th job starts, so it takes no extra job (the last ones still finish and are printed).
 async function work(specJson) {

@@ -6,10 +6,12 @@ import io.bull4j.Job;
 import io.bull4j.JobOptions;
 import io.bull4j.Queue;
 import io.bull4j.QueueOptions;
+import io.bull4j.UnrecoverableException;
 import io.bull4j.Worker;
 import io.bull4j.WorkerListener;
 import io.bull4j.WorkerOptions;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -50,15 +52,20 @@ public final class Demo {
 
     /** Adds the demo jobs to {@code queueName}, processes them, and returns when all have completed. */
     public static void run(Bull4jConnection redis, String queueName) throws InterruptedException {
+        run(redis, queueName, System.out);
+    }
+
+    /** As {@link #run(Bull4jConnection, String)}, printing to {@code out}. */
+    public static void run(Bull4jConnection redis, String queueName, PrintStream out) throws InterruptedException {
         Map<String, Integer> attemptsSeen = new ConcurrentHashMap<>();
         CountDownLatch allCompleted = new CountDownLatch(4);
 
         try (Queue queue = new Queue(queueName, QueueOptions.builder().connection(redis).build())) {
-            print("add", queue.add("greet", Map.of("name", "Ana")), "");
-            print("add", queue.add("greet", Map.of("name", "Bo")), "");
-            print("add", queue.add("reminder", Map.of("text", "stand up"),
+            print(out, "add", queue.add("greet", Map.of("name", "Ana")), "");
+            print(out, "add", queue.add("greet", Map.of("name", "Bo")), "");
+            print(out, "add", queue.add("reminder", Map.of("text", "stand up"),
                     JobOptions.builder().delay(Duration.ofSeconds(1)).build()), "(delayed 1 s)");
-            print("add", queue.add("flaky", Map.of("failTimes", 1),
+            print(out, "add", queue.add("flaky", Map.of("failTimes", 1),
                     JobOptions.builder().attempts(3).backoff(Backoff.fixed(Duration.ofMillis(300))).build()),
                     "(fails once, retried after 300 ms)");
 
@@ -81,18 +88,23 @@ public final class Demo {
             worker.addListener(new WorkerListener() {
                 @Override
                 public void onActive(Job job) {
-                    print("active", job, "");
+                    print(out, "active", job, "");
                 }
 
                 @Override
                 public void onCompleted(Job job, Object result) {
-                    print("completed", job, "-> " + result);
+                    print(out, "completed", job, "-> " + result);
                     allCompleted.countDown();
                 }
 
                 @Override
                 public void onFailed(Job job, Throwable error) {
-                    print("failed", job, "-> " + error.getMessage());
+                    if (willRetry(job, error)) {
+                        print(out, "retry", job, "attempt " + job.attemptsMade() + " failed (" + error.getMessage()
+                                + "), will retry " + retryWait(job));
+                    } else {
+                        print(out, "failed", job, "-> " + error.getMessage());
+                    }
                 }
             });
             try {
@@ -105,7 +117,26 @@ public final class Demo {
         }
     }
 
-    private static void print(String what, Job job, String detail) {
-        System.out.printf("%-10s job %s %-8s %s%n", what, job.id(), job.name(), detail);
+    private static void print(PrintStream out, String what, Job job, String detail) {
+        out.printf("%-10s job %s %-8s %s%n", what, job.id(), job.name(), detail);
+    }
+
+    /**
+     * A failed attempt of a job that has attempts left is retried: the same rule as the worker's (an
+     * {@link UnrecoverableException} is never retried).
+     */
+    private static boolean willRetry(Job job, Throwable error) {
+        return !(error instanceof UnrecoverableException) && job.attemptsMade() < job.opts().attempts();
+    }
+
+    /** When the retry runs: after the job's backoff, at once without one. */
+    private static String retryWait(Job job) {
+        Backoff b = job.opts().backoff();
+        if (b == null) {
+            return "at once";
+        }
+        return b.isBuiltIn() && b.jitter() == 0
+                ? "in " + b.delayFor(job.attemptsMade(), 0).toMillis() + " ms"
+                : "after its " + b.type() + " backoff";
     }
 }

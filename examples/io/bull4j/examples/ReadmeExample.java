@@ -32,6 +32,7 @@ final class ReadmeExample {
 
             Worker worker = new Worker("emails", job -> mailer.send(job.data(Email.class)), // result is stored
                     WorkerOptions.builder().connection(redis).concurrency(10).build());
+            // nothing to store? a block without return: job -> { mailer.sendNoReply(job.data(Email.class)); }
             // ... later, on shutdown:
             worker.close();   // stops fetching and waits for the running jobs
         }

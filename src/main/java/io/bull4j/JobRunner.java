@@ -290,7 +290,7 @@ final class JobRunner {
         if (limit != null) {
             stack = stack.subList(Math.max(0, stack.size() - limit), stack.size());
         }
-        return Json.write(ctx.mapper, stack, "stacktrace");
+        return Json.write(Json.DEFAULT, stack, "stacktrace"); // protocol field: never the user's mapper
     }
 
     private boolean fetchNext() {

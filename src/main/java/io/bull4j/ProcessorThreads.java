@@ -1,5 +1,8 @@
 package io.bull4j;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -7,33 +10,81 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The default executor for processors: a virtual thread per job on Java 21+, else a pool of {@code concurrency}
- * platform threads. Looked up reflectively because the library is compiled for Java 17.
+ * The default executor for processors: a virtual thread per job on Java 21+ (unless
+ * {@link WorkerOptions#virtualThreads()} is off), else a pool of {@code concurrency} platform threads.
+ *
+ * <p>The library is compiled for Java 17, so the Java 21 API is reached by reflection, on the public types only:
+ * {@code Thread.ofVirtual()} and the methods of the public interface {@code Thread.Builder}. Looking the methods
+ * up on the builder's own class would find a JDK-internal class that reflection may not call.
  */
 final class ProcessorThreads {
+    private static final Logger log = LoggerFactory.getLogger(ProcessorThreads.class);
+    /** Null when this JVM has no virtual threads (Java 17-20). */
+    private static final VirtualApi VIRTUAL = VirtualApi.find();
+
     private ProcessorThreads() {
     }
 
-    static ExecutorService create(String queueName, int concurrency) {
+    /** True when this JVM can run processors on virtual threads. */
+    static boolean virtualThreadsAvailable() {
+        return VIRTUAL != null;
+    }
+
+    static ExecutorService create(String queueName, int concurrency, boolean virtualThreads) {
         String prefix = "bull4j-" + queueName + "-job-";
-        try {
-            Method ofVirtual = Thread.class.getMethod("ofVirtual");
-            Object builder = ofVirtual.invoke(null);
-            Method name = builder.getClass().getMethod("name", String.class, long.class);
-            name.setAccessible(true);
-            builder = name.invoke(builder, prefix, 0L);
-            Method factory = builder.getClass().getMethod("factory");
-            factory.setAccessible(true);
-            ThreadFactory tf = (ThreadFactory) factory.invoke(builder);
-            Method perTask = Executors.class.getMethod("newThreadPerTaskExecutor", ThreadFactory.class);
-            return (ExecutorService) perTask.invoke(null, tf);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            AtomicInteger n = new AtomicInteger();
-            return Executors.newFixedThreadPool(concurrency, r -> {
-                Thread t = new Thread(r, prefix + n.getAndIncrement());
-                t.setDaemon(true);
-                return t;
-            });
+        if (virtualThreads && VIRTUAL != null) {
+            return VIRTUAL.perTaskExecutor(prefix);
+        }
+        AtomicInteger n = new AtomicInteger();
+        return Executors.newFixedThreadPool(concurrency, r -> {
+            Thread t = new Thread(r, prefix + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The Java 21 methods, found once. */
+    private static final class VirtualApi {
+        private final Method ofVirtual;
+        private final Method name;
+        private final Method factory;
+        private final Method perTask;
+
+        private VirtualApi(Method ofVirtual, Method name, Method factory, Method perTask) {
+            this.ofVirtual = ofVirtual;
+            this.name = name;
+            this.factory = factory;
+            this.perTask = perTask;
+        }
+
+        static VirtualApi find() {
+            if (Runtime.version().feature() < 21) {
+                return null;
+            }
+            try {
+                Class<?> builder = Class.forName("java.lang.Thread$Builder");
+                VirtualApi api = new VirtualApi(Thread.class.getMethod("ofVirtual"),
+                        builder.getMethod("name", String.class, long.class),
+                        builder.getMethod("factory"),
+                        Executors.class.getMethod("newThreadPerTaskExecutor", ThreadFactory.class));
+                // proves the calls work here and now, rather than on the first job
+                api.perTaskExecutor("bull4j-probe-").shutdown();
+                return api;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                log.warn("Java {} should have virtual threads, but they could not be created ({}); processors run "
+                        + "on platform threads", Runtime.version().feature(), e.toString());
+                return null;
+            }
+        }
+
+        ExecutorService perTaskExecutor(String prefix) {
+            try {
+                Object b = name.invoke(ofVirtual.invoke(null), prefix, 0L);
+                ThreadFactory tf = (ThreadFactory) factory.invoke(b);
+                return (ExecutorService) perTask.invoke(null, tf);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot create virtual threads", e);
+            }
         }
     }
 }

@@ -70,6 +70,9 @@ public final class Queue implements AutoCloseable {
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
         this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
+        if (options.checkEvictionPolicy()) {
+            ctx.link.checkEvictionPolicy();
+        }
         try {
             if (!options.skipMetasUpdate()) {
                 ctx.await(ctx.redis().hset(keys.meta(), Map.of("opts.maxLenEvents",

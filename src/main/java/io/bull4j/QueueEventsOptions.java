@@ -174,7 +174,8 @@ public final class QueueEventsOptions {
         }
 
         /**
-         * The Jackson mapper that reads return values and progress. Default: bull4j's shared mapper.
+         * The Jackson mapper that reads return values and progress. Default: bull4j's shared mapper (see
+         * {@link WorkerOptions.Builder#objectMapper(ObjectMapper)}).
          *
          * @param mapper the mapper; not null
          * @return this builder

@@ -23,6 +23,7 @@ public final class QueueOptions {
     private final JobOptions defaultJobOptions;
     private final int maxLenEvents;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
     private final boolean skipMetasUpdate;
 
@@ -32,6 +33,7 @@ public final class QueueOptions {
         defaultJobOptions = b.defaultJobOptions;
         maxLenEvents = b.maxLenEvents;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
         skipMetasUpdate = b.skipMetasUpdate;
     }
@@ -49,6 +51,7 @@ public final class QueueOptions {
         b.defaultJobOptions = defaultJobOptions;
         b.maxLenEvents = maxLenEvents;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         b.skipMetasUpdate = skipMetasUpdate;
         return b;
@@ -64,6 +67,8 @@ public final class QueueOptions {
     public int maxLenEvents() { return maxLenEvents; }
     /** {@return the Jackson mapper for job data} */
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** {@return whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction} */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     /** {@return the time source for timestamps} */
     public Clock clock() { return clock; }
     /**
@@ -77,19 +82,19 @@ public final class QueueOptions {
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
                 && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
-                && skipMetasUpdate == x.skipMetasUpdate;
+                && skipMetasUpdate == x.skipMetasUpdate && checkEvictionPolicy == x.checkEvictionPolicy;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate);
+        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate, checkEvictionPolicy);
     }
 
     @Override
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
                 + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
-                + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
+                + ", checkEvictionPolicy=" + checkEvictionPolicy + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
     }
 
     /**
@@ -102,6 +107,7 @@ public final class QueueOptions {
         private JobOptions defaultJobOptions = JobOptions.DEFAULTS;
         private int maxLenEvents = DEFAULT_MAX_LEN_EVENTS;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
         private boolean skipMetasUpdate;
 
@@ -159,13 +165,27 @@ public final class QueueOptions {
         }
 
         /**
-         * The Jackson mapper for job data. Default: bull4j's shared mapper (as for {@link WorkerOptions}).
+         * The Jackson mapper for job data; it is used as is. Default: bull4j's shared mapper, as described at
+         * {@link WorkerOptions.Builder#objectMapper(ObjectMapper)}.
          *
          * @param mapper the mapper; not null
          * @return this builder
          */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         *
+         * @param check whether to check the policy
+         * @return this builder
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 

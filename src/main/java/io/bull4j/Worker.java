@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * }, WorkerOptions.builder().concurrency(10).build());
  * ...
  * worker.close(); // waits for running jobs
+ *
+ * Worker audit = new Worker("audit", job -> { log.info("job {}", job.id()); }); // no result: a VoidProcessor
  * }</pre>
  *
  * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for
@@ -78,6 +80,47 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * A worker with a processor that has no result ({@code new Worker("emails", job -> { send(job); })}), with the
+     * default options; see {@link VoidProcessor}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @throws ValidationException when an argument is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
+    public Worker(String queueName, VoidProcessor processor) {
+        this(queueName, processor, WorkerOptions.DEFAULTS);
+    }
+
+    /**
+     * A worker with a processor that has no result, and these options; see {@link VoidProcessor}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @param options the options
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options) {
+        this(queueName, processor, options, new WorkerListener[0]);
+    }
+
+    /**
+     * A worker with a processor that has no result, and listeners registered before it starts; see
+     * {@link VoidProcessor} and {@link #Worker(String, Processor, WorkerOptions, WorkerListener...)}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @param options the options
+     * @param listeners listeners to register first
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
+    public Worker(String queueName, VoidProcessor processor, WorkerOptions options, WorkerListener... listeners) {
+        this(queueName, withNullResult(processor), options, listeners);
+    }
+
+    /**
      * With listeners registered before the worker starts, so that none of its first events is missed (with
      * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
      *
@@ -98,8 +141,12 @@ public final class Worker implements AutoCloseable {
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
+        if (options.checkEvictionPolicy()) {
+            link.checkEvictionPolicy();
+        }
         this.ownsExecutor = options.executor() == null;
-        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency()) : options.executor();
+        this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency(),
+                options.virtualThreads()) : options.executor();
         this.bus = new ListenerBus(queueName);
         for (WorkerListener l : listeners) {
             bus.add(Objects.requireNonNull(l, "listener"));
@@ -300,6 +347,17 @@ public final class Worker implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    private static Processor withNullResult(VoidProcessor processor) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        if (processor instanceof Processor) {
+            return (Processor) processor;
+        }
+        return job -> {
+            processor.run(job);
+            return null;
+        };
     }
 
     /** Lock tokens {@code <workerId>:<n>}, as BullMQ's workers make them. */

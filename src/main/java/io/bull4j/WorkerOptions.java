@@ -44,7 +44,9 @@ public final class WorkerOptions {
     private final KeepJobs removeOnFail;
     private final BackoffStrategy backoffStrategy;
     private final ExecutorService executor;
+    private final boolean virtualThreads;
     private final ObjectMapper objectMapper;
+    private final boolean checkEvictionPolicy;
     private final Clock clock;
 
     private WorkerOptions(Builder b) {
@@ -63,7 +65,9 @@ public final class WorkerOptions {
         removeOnFail = b.removeOnFail;
         backoffStrategy = b.backoffStrategy;
         executor = b.executor;
+        virtualThreads = b.virtualThreads;
         objectMapper = b.objectMapper;
+        checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
     }
 
@@ -89,7 +93,9 @@ public final class WorkerOptions {
         b.removeOnFail = removeOnFail;
         b.backoffStrategy = backoffStrategy;
         b.executor = executor;
+        b.virtualThreads = virtualThreads;
         b.objectMapper = objectMapper;
+        b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         return b;
     }
@@ -126,8 +132,15 @@ public final class WorkerOptions {
     public BackoffStrategy backoffStrategy() { return backoffStrategy; }
     /** {@return the executor that runs processors, or null for bull4j's own (see {@link Builder#executor})} */
     public ExecutorService executor() { return executor; }
+    /**
+     * {@return whether the default executor uses a virtual thread per job when the JVM has them (Java 21+)}
+     * Ignored when an {@link #executor()} is given.
+     */
+    public boolean virtualThreads() { return virtualThreads; }
     /** {@return the Jackson mapper for job data and results} */
     public ObjectMapper objectMapper() { return objectMapper; }
+    /** {@return whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction} */
+    public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     /** {@return the time source for timestamps and due times} */
     public Clock clock() { return clock; }
 
@@ -140,7 +153,9 @@ public final class WorkerOptions {
                 && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
-                && backoffStrategy == x.backoffStrategy && executor == x.executor && objectMapper == x.objectMapper
+                && backoffStrategy == x.backoffStrategy && executor == x.executor
+                && virtualThreads == x.virtualThreads && checkEvictionPolicy == x.checkEvictionPolicy
+                && objectMapper == x.objectMapper
                 && clock.equals(x.clock);
     }
 
@@ -155,7 +170,8 @@ public final class WorkerOptions {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
-                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + "}";
+                + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
+                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
     }
 
     /**
@@ -177,7 +193,9 @@ public final class WorkerOptions {
         private KeepJobs removeOnFail;
         private BackoffStrategy backoffStrategy;
         private ExecutorService executor;
+        private boolean virtualThreads = true;
         private ObjectMapper objectMapper = Json.DEFAULT;
+        private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
 
         private Builder() {
@@ -351,8 +369,9 @@ public final class WorkerOptions {
 
         /**
          * The executor that runs processors. Default: none, so that bull4j runs each job on a virtual thread on Java 21+
-         * and on a pool of {@code concurrency} platform threads on Java 17, and shuts that down on close. bull4j never
-         * shuts down an executor it did not create; at most {@code concurrency} jobs are handed to it at once.
+         * (unless {@link #virtualThreads(boolean) virtualThreads(false)}) and on a pool of {@code concurrency} platform
+         * threads otherwise, and shuts that down on close. bull4j never shuts down an executor it did not create; at most
+         * {@code concurrency} jobs are handed to it at once.
          *
          * @param executor the executor, or null for bull4j's own
          * @return this builder
@@ -363,14 +382,43 @@ public final class WorkerOptions {
         }
 
         /**
-         * The Jackson mapper for job data and results. Default: bull4j's shared mapper, which ignores unknown
-         * properties (a Node producer may send fields a Java record lacks).
+         * With the default executor: {@code true} (the default) runs each job on a virtual thread when the JVM has
+         * them (Java 21+), {@code false} on a pool of {@code concurrency} platform threads, e.g. for processors
+         * that hold a monitor across blocking I/O (which pins a carrier thread before Java 24). On Java 17-20
+         * platform threads are used either way.
+         *
+         * @param virtualThreads whether the default executor uses virtual threads where the JVM has them
+         * @return this builder
+         */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+            return this;
+        }
+
+        /**
+         * The Jackson mapper for job data, results and progress; it is used as is. Default: bull4j's shared mapper,
+         * which writes {@code java.time} values and {@code Optional} as ISO-8601 text and plain values, ignores
+         * unknown properties (a Node producer may send fields a Java record lacks), and refuses an object whose
+         * fields it cannot see rather than storing {@code {}}.
          *
          * @param mapper the mapper; not null
          * @return this builder
          */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
+         * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
+         * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         *
+         * @param check whether to check the policy
+         * @return this builder
+         */
+        public Builder checkEvictionPolicy(boolean check) {
+            this.checkEvictionPolicy = check;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.bull4j;
 
 import io.bull4j.examples.Demo;
+import io.bull4j.examples.ExampleRedis;
 import io.bull4j.examples.channel.TwoServerChannel;
 import io.bull4j.examples.channel.TwoServerChannel.Message;
 import io.bull4j.examples.notifications.NotificationService;
@@ -12,6 +13,9 @@ import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Status;
 import io.bull4j.support.TestRedis;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -128,11 +132,39 @@ class ExamplesTest {
     }
 
     @Test
-    void demoRunsToCompletion() throws Exception {
+    void demoRunsToCompletionAndPrintsTheRetryAsARetry() throws Exception {
         String q = queueName("demo");
-        Demo.run(connection(), q);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        Demo.run(connection(), q, new PrintStream(printed, true, StandardCharsets.UTF_8));
         assertEquals(4, redis().zcard("bull:" + q + ":completed"));
         assertEquals("2", redis().hget("bull:" + q + ":4", "atm"), "the flaky job took two attempts");
+
+        List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
+        assertTrue(lines.stream().noneMatch(l -> l.startsWith("failed")), "nothing failed for good: " + lines);
+        List<String> retries = lines.stream().filter(l -> l.startsWith("retry")).toList();
+        assertEquals(1, retries.size(), lines::toString);
+        assertTrue(retries.get(0).matches("retry +job 4 flaky +attempt 1 failed \\(simulated outage on attempt 1\\), "
+                + "will retry in 300 ms"), retries.get(0));
+    }
+
+    /** The demo says why it starts its embedded Redis: here a REDIS_URL where nothing answers. */
+    @Test
+    void exampleRedisNamesWhyItStartsTheEmbeddedServer() {
+        try (ExampleRedis dead = ExampleRedis.start(Map.of("REDIS_URL", "redis://127.0.0.1:1"))) {
+            assertTrue(dead.isEmbedded());
+            assertEquals("REDIS_URL points at 127.0.0.1:1, where no Redis answers", dead.whyEmbedded());
+            assertTrue(dead.describe().contains("REDIS_URL points at 127.0.0.1:1, where no Redis answers"),
+                    dead.describe());
+        }
+        try (ExampleRedis forced = ExampleRedis.start(Map.of("BULL4J_DEMO_EMBEDDED", "1"))) {
+            assertEquals("BULL4J_DEMO_EMBEDDED is set", forced.whyEmbedded());
+        }
+        String live = io.bull4j.support.RedisTestServer.get().uri();
+        try (ExampleRedis existing = ExampleRedis.start(Map.of("REDIS_URL", live))) {
+            assertFalse(existing.isEmbedded());
+            assertNull(existing.whyEmbedded());
+            assertEquals("Redis at " + live, existing.describe());
+        }
     }
 
     /** The event names of one job in the queue's events stream, oldest first. */

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -22,6 +23,11 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     public static ChildJvm start(Class<?> main, String... args) throws IOException {
+        return start(Map.of(), main, args);
+    }
+
+    /** With changes to the inherited environment: a null value removes the variable. */
+    public static ChildJvm start(Map<String, String> env, Class<?> main, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         // the transport of this JVM (surefire sets NIO, the users' default, though epoll is on the test classpath)
@@ -31,7 +37,15 @@ public final class ChildJvm implements AutoCloseable {
         }
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+        env.forEach((k, v) -> {
+            if (v == null) {
+                pb.environment().remove(k);
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
+        Process p = pb.start();
         return new ChildJvm(p);
     }
 

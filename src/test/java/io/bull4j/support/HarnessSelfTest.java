@@ -25,7 +25,7 @@ class HarnessSelfTest {
         assertEquals("PONG", redis.sync().ping());
         assertTrue(redis.isRunning());
         assertTrue(redis.uri().startsWith("redis://"), redis.uri());
-        if (System.getenv("REDIS_URL") == null) {
+        if (System.getenv(RedisTestServer.URL_VARIABLE) == null) {
             assertNotEquals(6379, redis.port(), "tests must not use the shared default Redis port");
         }
         assertTrue(RedisTestServer.get() == redis, "one server per JVM");

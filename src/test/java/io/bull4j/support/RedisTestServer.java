@@ -30,9 +30,13 @@ import java.util.stream.Stream;
 /**
  * A real Redis for tests. {@link #get()} is the one shared server of this JVM; {@link #startDedicated()}
  * gives a private one that a test may stop, kill or restart. Never defaults to 127.0.0.1:6379 (a Redis
- * that may be shared with other work): only {@code REDIS_URL} can point tests there.
+ * that may be shared with other work): only {@code BULL4J_TEST_REDIS_URL} can point tests there. The generic
+ * {@code REDIS_URL} is ignored on purpose: a developer may have it exported for an application, and the suite
+ * must not write into that Redis.
  */
 public final class RedisTestServer implements AutoCloseable {
+    /** The one variable that points the tests at an external Redis. */
+    public static final String URL_VARIABLE = "BULL4J_TEST_REDIS_URL";
 
     private static final String HOST = "127.0.0.1";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
@@ -41,7 +45,7 @@ public final class RedisTestServer implements AutoCloseable {
     private final String uri;
     private final String host;
     private final int port;
-    private final Path binary;   // null when REDIS_URL points at an external server
+    private final Path binary;   // null when BULL4J_TEST_REDIS_URL points at an external server
     private final Path dir;      // working dir + log of the process we started
     private Process process;
     private RedisClient client;
@@ -56,12 +60,12 @@ public final class RedisTestServer implements AutoCloseable {
     }
 
     /**
-     * The process-wide server: REDIS_URL if set, else a redis-server from PATH started once per JVM, else a
+     * The process-wide server: BULL4J_TEST_REDIS_URL if set, else a redis-server from PATH started once per JVM, else a
      * Redis container when Docker runs, else the embedded binary.
      */
     public static synchronized RedisTestServer get() {
         if (shared == null) {
-            String url = System.getenv("REDIS_URL");
+            String url = System.getenv(URL_VARIABLE);
             RedisTestServer server;
             if (url != null && !url.isBlank()) {
                 RedisURI parsed = RedisURI.create(url);
@@ -212,7 +216,7 @@ public final class RedisTestServer implements AutoCloseable {
             embedded.setExecutable(true);
             return embedded.toPath();
         } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("No Redis for tests. Either set REDIS_URL=redis://host:port, "
+            throw new IllegalStateException("No Redis for tests. Either set " + URL_VARIABLE + "=redis://host:port, "
                     + "or install redis-server on PATH (e.g. apt-get install redis-server), or run on an OS/arch "
                     + "supported by com.github.codemonstur:embedded-redis. Cause: " + e, e);
         }
@@ -301,7 +305,7 @@ public final class RedisTestServer implements AutoCloseable {
 
     private void requireOwned() {
         if (binary == null) {
-            throw new IllegalStateException("this server comes from REDIS_URL; tests cannot stop it");
+            throw new IllegalStateException("this server comes from " + URL_VARIABLE + "; tests cannot stop it");
         }
     }
 

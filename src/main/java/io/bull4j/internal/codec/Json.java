@@ -8,16 +8,32 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
-/** JSON as BullMQ stores it. One shared, thread-safe default mapper; users may pass their own. */
+/**
+ * JSON as BullMQ stores it. One shared, thread-safe default mapper for job data and return values (users may pass
+ * their own, which is used as is), also used for the protocol's own fields (opts, stacktrace).
+ */
 public final class Json {
     /**
-     * Lenient on unknown properties, since Node producers may add fields a Java record lacks; escapes with
-     * lower-case hex digits, as {@code JSON.stringify}.
+     * Lenient on unknown properties, since Node producers may add fields a Java record lacks. java.time values are
+     * ISO-8601 text (Instant {@code "2024-05-01T12:00:00Z"}, LocalDate {@code "2024-05-01"}, Duration
+     * {@code "PT1H30M"}), which JavaScript's {@code Date.parse} and {@code new Date()} read, and which a Node
+     * producer's {@code JSON.stringify(new Date())} matches; Optional is its value or null. An object whose fields
+     * Jackson cannot see is refused rather than stored as {@code {}} ({@link EmptyBeanGuard}). Escapes use lower-case
+     * hex digits, as {@code JSON.stringify}.
      */
     public static final ObjectMapper DEFAULT = new ObjectMapper(JsonFactory.builder()
             .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).build())
+            .registerModule(new JavaTimeModule())
+            .registerModule(new Jdk8Module())
+            .registerModule(EmptyBeanGuard.module())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            // EmptyBeanGuard decides about objects without visible properties, instead of Jackson's blanket refusal
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
     private Json() {

@@ -3,14 +3,15 @@ package io.bull4j.internal.redis;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletableFuture;
 
 /** A connection owned by one component (a worker's blocking fetch), closed by that component. */
 public final class DedicatedConnection implements AutoCloseable {
     private final RedisLink link;
     private final StatefulConnection<String, String> connection;
     private final RedisClusterAsyncCommands<String, String> commands;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private boolean closing; // guarded by this
 
     DedicatedConnection(RedisLink link, StatefulConnection<String, String> connection,
                         RedisClusterAsyncCommands<String, String> commands) {
@@ -29,10 +30,24 @@ public final class DedicatedConnection implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        closeAsync();
+    }
+
+    /**
+     * Starts the close once; the link forgets the connection only when Lettuce has closed it, so that a link
+     * closing meanwhile waits for it instead of closing it a second time (Lettuce warns on a second close).
+     */
+    CompletableFuture<Void> closeAsync() {
+        synchronized (this) {
+            if (closing) {
+                return closed;
+            }
+            closing = true;
         }
-        link.forget(this);
-        connection.closeAsync();
+        connection.closeAsync().whenComplete((v, e) -> {
+            link.forget(this);
+            closed.complete(null);
+        });
+        return closed;
     }
 }

@@ -17,12 +17,18 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The connection layer: one Lettuce client, one shared multiplexed connection for ordinary commands, and
@@ -32,6 +38,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class RedisLink implements AutoCloseable {
     /** How often a Cluster client we create re-reads the slot map, besides the refreshes that redirects trigger. */
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(30);
+    /** The longest close() waits for the connections, then for the client's threads. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+    private static final Logger log = LoggerFactory.getLogger(RedisLink.class);
 
     private final AbstractRedisClient client;
     private final boolean ownsClient;
@@ -40,6 +49,7 @@ public final class RedisLink implements AutoCloseable {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final ScriptRunner scripts;
     private final String serverVersion;
+    private final String serverId;
     private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -57,7 +67,10 @@ public final class RedisLink implements AutoCloseable {
         }
         this.commands = asyncOf(shared);
         this.scripts = new ScriptRunner(commands, commandTimeout);
-        this.serverVersion = RedisVersion.parse(Await.result(commands.info("server"), commandTimeout, "INFO"));
+        String info = Await.result(commands.info("server"), commandTimeout, "INFO");
+        this.serverVersion = RedisVersion.parse(info);
+        String runId = EvictionPolicyCheck.field(info, "run_id");
+        this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
         try {
             RedisVersion.requireSupported(serverVersion);
         } catch (RuntimeException e) {
@@ -162,6 +175,19 @@ public final class RedisLink implements AutoCloseable {
         return serverVersion;
     }
 
+    /** The server's run_id (a link-unique id if INFO has none): what identifies a server across connections. */
+    String serverId() {
+        return serverId;
+    }
+
+    /**
+     * Warns once per server when its maxmemory-policy is not noeviction (see {@link EvictionPolicyCheck}). Never
+     * throws.
+     */
+    public void checkEvictionPolicy() {
+        EvictionPolicyCheck.run(this);
+    }
+
     public boolean isCluster() {
         return client instanceof RedisClusterClient;
     }
@@ -214,12 +240,23 @@ public final class RedisLink implements AutoCloseable {
             return;
         }
         closed = true;
+        // every connection is closed once, and the client shut down only after they are: its shutdown closes
+        // the connections it still tracks, and closing one twice makes Lettuce log a warning
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
         for (DedicatedConnection d : dedicated) {
-            d.close();
+            closing.add(d.closeAsync());
         }
-        shared.closeAsync();
+        closing.add(shared.closeAsync());
+        try {
+            CompletableFuture.allOf(closing.toArray(new CompletableFuture[0])).get(CLOSE_WAIT.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("connections not closed within {}; the client shutdown closes them", CLOSE_WAIT, e);
+        }
         if (ownsClient) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            client.shutdown(Duration.ZERO, CLOSE_WAIT);
         }
     }
 }

@@ -1,0 +1,137 @@
+package io.bull4j;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import io.bull4j.internal.codec.Json;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+
+import static io.bull4j.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Job data as JSON: nothing is silently lost (an object whose fields Jackson cannot see is refused, naming the
+ * class and fields, and nothing reaches Redis), java.time and Optional work with the default mapper as ISO-8601
+ * text, and an application's own ObjectMapper is used for data while the protocol fields stay BullMQ's.
+ */
+class JsonMappingTest {
+
+    /** Private fields, no getters: Jackson sees no property. */
+    static final class Opaque {
+        @SuppressWarnings("unused")
+        private final String orderId = "o-1";
+        @SuppressWarnings("unused")
+        private final int cents = 1250;
+    }
+
+    record Wrapper(String label, Opaque inner) {
+    }
+
+    /** No instance fields at all: {} loses nothing. */
+    static final class Marker {
+        @SuppressWarnings("unused")
+        private static final String CONSTANT = "not data";
+    }
+
+    record Schedule(Instant at, LocalDate day, LocalDateTime local, OffsetDateTime offset, Duration every,
+                    Optional<String> note, Optional<String> none, OptionalInt count) {
+    }
+
+    static Schedule schedule() {
+        return new Schedule(Instant.parse("2024-02-29T12:34:56.789Z"), LocalDate.of(2024, 2, 29),
+                LocalDateTime.of(2024, 2, 29, 8, 0), OffsetDateTime.of(2024, 2, 29, 10, 0, 0, 0, ZoneOffset.ofHours(2)),
+                Duration.ofMinutes(90), Optional.of("hi"), Optional.empty(), OptionalInt.of(3));
+    }
+
+    @Test
+    void objectWithInvisibleFieldsIsRefusedNamingClassAndFieldsAndNothingIsWritten() {
+        String q = queueName("json-opaque");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            ValidationException e = assertThrows(ValidationException.class, () -> queue.add("o", new Opaque()));
+            assertEquals("data", e.field());
+            assertTrue(e.getMessage().contains(Opaque.class.getName()), e.getMessage());
+            assertTrue(e.getMessage().contains("orderId") && e.getMessage().contains("cents"), e.getMessage());
+
+            ValidationException nested = assertThrows(ValidationException.class,
+                    () -> queue.add("o", new Wrapper("w", new Opaque())));
+            assertTrue(nested.getMessage().contains("inner"), "the path to the field: " + nested.getMessage());
+        }
+        // the Queue's constructor writes its meta hash, as BullMQ's does; the refused adds wrote nothing
+        assertEquals(java.util.List.of("bull:" + q + ":meta"), redis().keys("bull:" + q + ":*"), "nothing added");
+    }
+
+    @Test
+    void objectWithoutFieldsIsStillStoredAsEmptyObject() {
+        String q = queueName("json-marker");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("m", new Marker());
+            assertEquals("{}", redis().hget("bull:" + q + ":" + job.id(), "data"));
+        }
+    }
+
+    @Test
+    void javaTimeAndOptionalAreIso8601TextAndReadBack() throws Exception {
+        String q = queueName("json-time");
+        CompletableFuture<Schedule> seen = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 seen.complete(job.data(Schedule.class));
+                 return Map.of("finishedAt", Instant.parse("2024-03-01T00:00:00Z"));
+             }, workerOptions().build())) {
+            Job job = queue.add("s", schedule());
+            JsonNode stored = Json.tree(redis().hget("bull:" + q + ":" + job.id(), "data"));
+            assertEquals("2024-02-29T12:34:56.789Z", stored.get("at").asText());
+            assertEquals("2024-02-29", stored.get("day").asText());
+            assertEquals("2024-02-29T08:00:00", stored.get("local").asText());
+            assertEquals("2024-02-29T10:00:00+02:00", stored.get("offset").asText());
+            assertEquals("PT1H30M", stored.get("every").asText());
+            assertEquals("hi", stored.get("note").asText());
+            assertTrue(stored.get("none").isNull(), stored.toString());
+            assertEquals(3, stored.get("count").asInt());
+
+            assertEquals(schedule(), await(seen), "read back equal, offset kept");
+            eventually(java.time.Duration.ofSeconds(20),
+                    () -> redis().hget("bull:" + q + ":" + job.id(), "returnvalue") != null, "returnvalue stored");
+            assertEquals("{\"finishedAt\":\"2024-03-01T00:00:00Z\"}",
+                    redis().hget("bull:" + q + ":" + job.id(), "returnvalue"));
+        }
+    }
+
+    @Test
+    void applicationMapperIsUsedForDataButNotForTheProtocolFields() throws Exception {
+        ObjectMapper own = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+        record Order(String orderId, int totalCents) {
+        }
+        String q = queueName("json-own");
+        CompletableFuture<Order> seen = new CompletableFuture<>();
+        JobOptions opts = JobOptions.builder().attempts(3).backoff(Backoff.fixed(java.time.Duration.ofSeconds(1)))
+                .build();
+        try (Queue queue = new Queue(q, queueOptions().toBuilder().objectMapper(own).build());
+             Worker worker = new Worker(q, job -> {
+                 seen.complete(job.data(Order.class));
+                 throw new UnrecoverableException("stop");
+             }, workerOptions().objectMapper(own).build())) {
+            Job job = queue.add("o", new Order("o-7", 990), opts);
+            Map<String, String> hash = redis().hgetall("bull:" + q + ":" + job.id());
+            assertEquals("{\"order_id\":\"o-7\",\"total_cents\":990}", hash.get("data"));
+            assertEquals(new Order("o-7", 990), await(seen));
+            JsonNode storedOpts = Json.tree(hash.get("opts"));
+            assertEquals(3, storedOpts.get("attempts").asInt(), "opts keep BullMQ's names: " + storedOpts);
+            assertEquals("fixed", storedOpts.get("backoff").get("type").asText());
+            eventually(java.time.Duration.ofSeconds(20),
+                    () -> redis().hget("bull:" + q + ":" + job.id(), "stacktrace") != null, "failed");
+            assertTrue(Json.tree(redis().hget("bull:" + q + ":" + job.id(), "stacktrace")).isArray());
+        }
+    }
+}
