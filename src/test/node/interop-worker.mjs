@@ -192,6 +192,18 @@ async function runOp(queue, op) {
       return queue.obliterate({ force: op.force });
     case 'remove':
       return queue.remove(op.id);
+    case 'changePriority':
+      await (await Job.fromId(queue, op.id)).changePriority({ priority: op.priority, lifo: op.lifo });
+      return true;
+    case 'promote':
+      await (await Job.fromId(queue, op.id)).promote();
+      return true;
+    case 'changeDelay':
+      await (await Job.fromId(queue, op.id)).changeDelay(op.delay);
+      return true;
+    case 'retry':
+      await (await Job.fromId(queue, op.id)).retry(op.state);
+      return true;
     default:
       throw new Error(`unknown op ${op.op}`);
   }

@@ -156,7 +156,8 @@ public final class JobOptions {
 
     /**
      * A builder of {@link JobOptions}. Each setter checks its value at once and throws a {@link ValidationException}
-     * naming the field. An option left unset takes the queue's default. Not thread-safe.
+     * naming the field. An option left unset takes the queue's default; an option set is stored in the job's
+     * options even at its default value, as BullMQ stores what it is given. Not thread-safe.
      */
     public static final class Builder {
         private String jobId;
