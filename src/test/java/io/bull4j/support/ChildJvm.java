@@ -29,13 +29,8 @@ public final class ChildJvm implements AutoCloseable {
     /** With changes to the inherited environment: a null value removes the variable. */
     public static ChildJvm start(Map<String, String> env, Class<?> main, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-        // the transport of this JVM (surefire sets NIO, the users' default, though epoll is on the test classpath)
-        String epoll = System.getProperty("io.lettuce.core.epoll");
-        if (epoll != null) {
-            cmd.add("-Dio.lettuce.core.epoll=" + epoll);
-        }
-        cmd.add(main.getName());
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                main.getName()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         env.forEach((k, v) -> {
