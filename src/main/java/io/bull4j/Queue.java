@@ -211,6 +211,7 @@ public final class Queue implements AutoCloseable {
                     "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
         }
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
+        JobOptions.checkDue(timestamp, o.delay(), "delay");
         // the queue's defaults are written the same way for every add that gives no options: encode them once
         String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
         Prepared p = new Prepared();

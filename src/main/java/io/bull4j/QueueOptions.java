@@ -88,8 +88,7 @@ public final class QueueOptions {
         }
 
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
-            this.prefix = prefix;
+            this.prefix = QueueKeys.checkPrefix(prefix);
             return this;
         }
 

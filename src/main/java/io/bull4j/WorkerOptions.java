@@ -212,7 +212,7 @@ public final class WorkerOptions {
         }
 
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+            io.bull4j.internal.keys.QueueKeys.checkPrefix(prefix);
             this.prefix = prefix;
             return this;
         }
