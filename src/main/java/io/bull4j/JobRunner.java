@@ -334,6 +334,13 @@ final class JobRunner {
         return running.size();
     }
 
+    /** Stops renewing the locks of the jobs still running (close gave up on them); returns their ids, sorted. */
+    java.util.SortedSet<String> letGoRunning() {
+        java.util.SortedSet<String> ids = new java.util.TreeSet<>(running.keySet());
+        ids.forEach(locks::untrack);
+        return ids;
+    }
+
     void interruptAll() {
         running.forEach((id, thread) -> {
             interruptedByClose.add(id);

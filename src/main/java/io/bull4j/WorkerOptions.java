@@ -21,6 +21,8 @@ public final class WorkerOptions {
     public static final Duration DEFAULT_STALLED_INTERVAL = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
+    /** How long {@link Worker#close()} waits for running jobs before it interrupts them and lets them go. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     public static final WorkerOptions DEFAULTS = builder().build();
 
     private final int concurrency;
@@ -30,6 +32,7 @@ public final class WorkerOptions {
     private final Duration stalledInterval;
     private final int maxStalledCount;
     private final Duration drainDelay;
+    private final Duration closeTimeout;
     private final boolean autorun;
     private final String name;
     private final String prefix;
@@ -49,6 +52,7 @@ public final class WorkerOptions {
         stalledInterval = b.stalledInterval;
         maxStalledCount = b.maxStalledCount;
         drainDelay = b.drainDelay;
+        closeTimeout = b.closeTimeout;
         autorun = b.autorun;
         name = b.name;
         prefix = b.prefix;
@@ -73,6 +77,7 @@ public final class WorkerOptions {
         b.stalledInterval = stalledInterval;
         b.maxStalledCount = maxStalledCount;
         b.drainDelay = drainDelay;
+        b.closeTimeout = closeTimeout;
         b.autorun = autorun;
         b.name = name;
         b.prefix = prefix;
@@ -98,6 +103,12 @@ public final class WorkerOptions {
     public int maxStalledCount() { return maxStalledCount; }
     /** The longest blocking wait for a job on an empty queue. */
     public Duration drainDelay() { return drainDelay; }
+    /**
+     * How long {@link Worker#close()} waits for running jobs. After it they are interrupted; a job that still does
+     * not end is let go: its lock is no longer renewed (a WARN names it), so the stalled check recovers it once
+     * the lock expires.
+     */
+    public Duration closeTimeout() { return closeTimeout; }
     /** Whether the constructor starts processing. */
     public boolean autorun() { return autorun; }
     /** Shown as the job's {@code processedBy} and in the worker's Redis client name; may be null. */
@@ -121,7 +132,8 @@ public final class WorkerOptions {
         WorkerOptions x = (WorkerOptions) o;
         return concurrency == x.concurrency && lockDuration.equals(x.lockDuration)
                 && lockRenewTime.equals(x.lockRenewTime) && stalledInterval.equals(x.stalledInterval)
-                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
+                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
+                && closeTimeout.equals(x.closeTimeout) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
                 && backoffStrategy == x.backoffStrategy && executor == x.executor && objectMapper == x.objectMapper
@@ -138,7 +150,7 @@ public final class WorkerOptions {
     public String toString() {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
-                + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
+                + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + "}";
     }
 
@@ -150,6 +162,7 @@ public final class WorkerOptions {
         private Duration stalledInterval = DEFAULT_STALLED_INTERVAL;
         private int maxStalledCount = DEFAULT_MAX_STALLED_COUNT;
         private Duration drainDelay = DEFAULT_DRAIN_DELAY;
+        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private boolean autorun = true;
         private String name;
         private String prefix = QueueKeys.DEFAULT_PREFIX;
@@ -197,6 +210,13 @@ public final class WorkerOptions {
         public Builder drainDelay(Duration d) {
             ValidationException.check(positive(d), "drainDelay", "must be positive (was " + d + ")");
             this.drainDelay = d;
+            return this;
+        }
+
+        public Builder closeTimeout(Duration d) {
+            ValidationException.check(d != null && !d.isNegative(), "closeTimeout",
+                    "must be zero or positive (was " + d + ")");
+            this.closeTimeout = d;
             return this;
         }
 
