@@ -112,4 +112,26 @@ class DamagedJobTest {
             assertNull(redis().zscore(key(q, "delayed"), gone.id()));
         }
     }
+
+    @Test
+    void aWrongTypeKeyNeitherPassesForADuplicateNorBreaksListingOrCleaning() throws Exception {
+        String q = queueName("wrongtype-admin");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            redis().set(key(q, "taken"), "foreign");
+            RedisException e = assertThrows(RedisException.class,
+                    () -> queue.add("x", Map.of(), JobOptions.builder().jobId("taken").build()));
+            assertTrue(e.getMessage().contains("taken"), e.getMessage());
+            assertNull(redis().get(key(q, "id")), "nothing was added, not even an id taken");
+            assertEquals(List.of(), events(q, "duplicated", "taken"));
+
+            Job ok = queue.add("ok", Map.of());
+            redis().zadd(key(q, "completed"), 1, "taken");
+            redis().zadd(key(q, "completed"), 2, ok.id());
+            redis().lrem(key(q, "wait"), 0, ok.id());
+            assertEquals(List.of(ok.id()), queue.getJobs(JobState.COMPLETED).stream().map(Job::id).toList(),
+                    "the damaged entry is skipped, the listing still works");
+            List<String> cleaned = queue.clean(Duration.ZERO, 0, JobState.COMPLETED);
+            assertTrue(cleaned.contains("taken") && cleaned.contains(ok.id()), cleaned.toString());
+        }
+    }
 }
