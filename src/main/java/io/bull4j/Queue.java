@@ -114,7 +114,7 @@ public final class Queue implements AutoCloseable {
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
         Prepared p = prepare(name, data, options);
         return Await.within(AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0))),
-                ctx.link.commandTimeout(), ctx.link.timer(), "add");
+                ctx.link.commandTimeout(), "add");
     }
 
     /**
@@ -168,7 +168,7 @@ public final class Queue implements AutoCloseable {
                     chunks.forEach(c -> added.addAll(c.join()));
                     return added;
                 });
-        return Await.within(all, budget, ctx.link.timer(), "addBulk");
+        return Await.within(all, budget, "addBulk");
     }
 
     /**
@@ -231,8 +231,8 @@ public final class Queue implements AutoCloseable {
         if (r.created) {
             return CompletableFuture.completedFuture(new Job(ctx, r.id, p.fields, null));
         }
-        return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), ctx.link.timer(),
-                "add").thenApply(fields -> new Job(ctx, r.id, fields, null));
+        return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), "add")
+                .thenApply(fields -> new Job(ctx, r.id, fields, null));
     }
 
     // ---- reading ----

@@ -13,8 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -29,7 +30,24 @@ public final class Await {
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 
+    /**
+     * One daemon thread for the whole JVM arms the bound of every call (as the JDK's own delayer does for
+     * CompletableFuture.orTimeout): arming and disarming are a heap insert and remove, with no thread hand-off,
+     * and a timeout's callbacks run on the common pool, never on this thread.
+     */
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
+
     private Await() {
+    }
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "bull4j-call-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
@@ -50,14 +68,14 @@ public final class Await {
      * A future that completes like {@code future}, translated, or at the latest after {@code budget} with a
      * {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to cancel the command in flight).
      */
-    public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget,
-                                                  ScheduledExecutorService timer, String what, Runnable onTimeout) {
+    public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
+                                                  Runnable onTimeout) {
         CompletableFuture<T> bounded = new CompletableFuture<>();
-        ScheduledFuture<?> alarm = timer.schedule(() -> {
+        ScheduledFuture<?> alarm = TIMER.schedule(() -> ForkJoinPool.commonPool().execute(() -> {
             if (bounded.completeExceptionally(timedOut(what, budget, null))) {
                 onTimeout.run();
             }
-        }, budget.toMillis(), TimeUnit.MILLISECONDS);
+        }), budget.toMillis(), TimeUnit.MILLISECONDS);
         future.whenComplete((value, error) -> {
             alarm.cancel(false);
             if (error == null) {
@@ -70,10 +88,9 @@ public final class Await {
     }
 
     /** The same bound for a future from a command without a deadline of its own (reads, idempotent writes). */
-    public static <T> CompletableFuture<T> within(CompletionStage<T> stage, Duration budget,
-                                                  ScheduledExecutorService timer, String what) {
+    public static <T> CompletableFuture<T> within(CompletionStage<T> stage, Duration budget, String what) {
         CompletableFuture<T> future = stage.toCompletableFuture();
-        return within(future, budget, timer, what, () -> future.cancel(false));
+        return within(future, budget, what, () -> future.cancel(false));
     }
 
     private static RedisOutcomeUnknownException timedOut(String what, Duration timeout, Throwable cause) {

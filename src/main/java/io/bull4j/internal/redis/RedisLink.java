@@ -67,7 +67,7 @@ public final class RedisLink implements AutoCloseable {
             close();
             throw e;
         }
-        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock, timer());
+        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock);
         this.serverVersion = RedisVersion.parse(Await.result(commands.info("server"), commandTimeout, "INFO"));
         try {
             RedisVersion.requireSupported(serverVersion);

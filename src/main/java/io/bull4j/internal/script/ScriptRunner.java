@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -24,14 +23,11 @@ public final class ScriptRunner {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final Duration timeout;
     private final ServerClock serverClock;
-    private final ScheduledExecutorService timer;
 
-    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock,
-                        ScheduledExecutorService timer) {
+    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock) {
         this.commands = commands;
         this.timeout = timeout;
         this.serverClock = serverClock;
-        this.timer = timer;
     }
 
     public Duration timeout() {
@@ -67,7 +63,7 @@ public final class ScriptRunner {
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
-        return Await.within(result, budget, timer, script.name(), () -> inFlight.get().cancel(false));
+        return Await.within(result, budget, script.name(), () -> inFlight.get().cancel(false));
     }
 
     /** Runs and waits, within the command timeout. */
