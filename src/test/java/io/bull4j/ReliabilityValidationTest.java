@@ -84,4 +84,22 @@ class ReliabilityValidationTest {
             assertEquals(job.id(), e.jobId());
         }
     }
+
+    @Test
+    void aBackoffPastTheLargestDelayedScoreIsCutToIt() throws Exception {
+        String q = queueName("backoff-bound");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("x", Map.of(), JobOptions.builder().attempts(2)
+                    .backoff(Backoff.fixed(Duration.ofDays(365L * 20))).build());
+            try (Worker worker = new Worker(q, j -> {
+                throw new IllegalStateException("fails");
+            }, workerOptions().build())) {
+                eventually(Duration.ofSeconds(15), () -> redis().zscore(key(q, "delayed"), job.id()) != null,
+                        "the retry is scheduled");
+            }
+            double score = redis().zscore(key(q, "delayed"), job.id());
+            assertTrue(score < 9007199254740992.0, "score below 2^53: " + score);
+            assertEquals(JobOptions.MAX_DUE_MS, (long) Math.floor(score / 4096));
+        }
+    }
 }
