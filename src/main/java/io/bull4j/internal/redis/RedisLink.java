@@ -1,5 +1,6 @@
 package io.bull4j.internal.redis;
 
+import io.bull4j.ConnectionOptions;
 import io.bull4j.RedisException;
 import io.bull4j.ValidationException;
 import io.bull4j.internal.script.ScriptRunner;
@@ -89,17 +90,17 @@ public final class RedisLink implements AutoCloseable {
     }
 
     /**
-     * Options every client of our own gets. Commands are rejected while disconnected, so that nothing is queued
-     * to run after a reconnect when its caller has been told it failed (Lettuce's default buffers and re-sends
-     * them); with that, Lettuce also fails the commands in flight when a connection breaks instead of re-sending.
+     * For every client of our own: commands are rejected while disconnected, so that nothing is queued to run
+     * after a reconnect when its caller has been told it failed (Lettuce's default buffers and re-sends them); with
+     * it, Lettuce also fails the commands in flight when a connection breaks instead of re-sending them.
      */
-    private static ClientOptions.DisconnectedBehavior disconnected() {
-        return ClientOptions.DisconnectedBehavior.REJECT_COMMANDS;
-    }
+    private static final ClientOptions.DisconnectedBehavior WHILE_DISCONNECTED =
+            ClientOptions.DisconnectedBehavior.REJECT_COMMANDS;
 
     /** Opens a client of our own from a URI; it is shut down by {@link #close()}. */
     public static RedisLink open(String uri, Duration commandTimeout) {
-        return open(uri, commandTimeout, Duration.ofMillis(50), Duration.ofSeconds(1));
+        return open(uri, commandTimeout, ConnectionOptions.DEFAULT_RECONNECT_DELAY_MIN,
+                ConnectionOptions.DEFAULT_RECONNECT_DELAY_MAX);
     }
 
     /** As {@link #open(String, Duration)}, with the reconnect backoff's bounds. */
@@ -114,7 +115,7 @@ public final class RedisLink implements AutoCloseable {
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
-                .disconnectedBehavior(disconnected())
+                .disconnectedBehavior(WHILE_DISCONNECTED)
                 // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
@@ -128,7 +129,8 @@ public final class RedisLink implements AutoCloseable {
      * so slots that move after a failover or resharding are followed.
      */
     public static RedisLink openCluster(List<String> seedUris, Duration commandTimeout) {
-        return openCluster(seedUris, commandTimeout, Duration.ofMillis(50), Duration.ofSeconds(1));
+        return openCluster(seedUris, commandTimeout, ConnectionOptions.DEFAULT_RECONNECT_DELAY_MIN,
+                ConnectionOptions.DEFAULT_RECONNECT_DELAY_MAX);
     }
 
     /** As {@link #openCluster(List, Duration)}, with the reconnect backoff's bounds. */
@@ -149,7 +151,7 @@ public final class RedisLink implements AutoCloseable {
         RedisClusterClient client = RedisClusterClient.create(resources, uris);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
-                .disconnectedBehavior(disconnected())
+                .disconnectedBehavior(WHILE_DISCONNECTED)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
