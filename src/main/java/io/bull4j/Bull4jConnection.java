@@ -23,15 +23,19 @@ import java.util.Objects;
  * <p>On Redis Cluster use {@link #createCluster(String...)} or {@link #using(RedisClusterClient)}, and give every
  * queue a hash tag (prefix {@code "{bull}"} or a name like {@code "{emails}"}).
  *
+ * <p>A connection bull4j opens reconnects by itself after a fault, waiting {@link ConnectionOptions#reconnectDelayMin()}
+ * doubling up to {@link ConnectionOptions#reconnectDelayMax()} (1 s by default) between tries. While it is
+ * disconnected, calls fail at once with a {@link RedisNotAppliedException}; nothing is queued to run later.
+ *
  * <p>Closing it closes the connections bull4j opened, and the Lettuce client only if bull4j created it: a
  * client passed to {@link #using(RedisClient)} stays the caller's to shut down.
  */
 public final class Bull4jConnection implements AutoCloseable {
     /**
-     * How long any Redis command may take, by default, before it fails with a {@link RedisException} whose
-     * {@link RedisException#isTimeout()} is true: 10 seconds.
+     * How long any Redis command may take, by default, before it fails with a {@link RedisOutcomeUnknownException}
+     * (whose {@link RedisException#isTimeout()} is true): 10 seconds.
      */
-    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = ConnectionOptions.DEFAULT_COMMAND_TIMEOUT;
 
     private final RedisLink link;
 
@@ -73,7 +77,14 @@ public final class Bull4jConnection implements AutoCloseable {
      * @throws Bull4jException when the server is older than Redis 6.2
      */
     public static Bull4jConnection create(String uri, Duration commandTimeout) {
-        return new Bull4jConnection(RedisLink.open(uri, checkTimeout(commandTimeout)));
+        return create(uri, ConnectionOptions.builder().commandTimeout(commandTimeout).build());
+    }
+
+    /** From a URI, with a command timeout and a reconnect backoff of one's choice. */
+    public static Bull4jConnection create(String uri, ConnectionOptions options) {
+        ValidationException.check(options != null, "options", "must not be null");
+        return new Bull4jConnection(RedisLink.open(uri, options.commandTimeout(), options.reconnectDelayMin(),
+                options.reconnectDelayMax()));
     }
 
     /**
@@ -105,9 +116,16 @@ public final class Bull4jConnection implements AutoCloseable {
      * @throws RedisException when no node can be reached
      */
     public static Bull4jConnection createCluster(List<String> seedUris, Duration commandTimeout) {
+        return createCluster(seedUris, ConnectionOptions.builder().commandTimeout(commandTimeout).build());
+    }
+
+    /** To a Redis Cluster, as {@link #createCluster(String...)}, with options. */
+    public static Bull4jConnection createCluster(List<String> seedUris, ConnectionOptions options) {
         ValidationException.check(seedUris != null, "seedUris", "must not be null");
         ValidationException.check(seedUris.stream().allMatch(Objects::nonNull), "seedUris", "must not hold null");
-        return new Bull4jConnection(RedisLink.openCluster(seedUris, checkTimeout(commandTimeout)));
+        ValidationException.check(options != null, "options", "must not be null");
+        return new Bull4jConnection(RedisLink.openCluster(seedUris, options.commandTimeout(),
+                options.reconnectDelayMin(), options.reconnectDelayMax()));
     }
 
     /**
@@ -138,12 +156,6 @@ public final class Bull4jConnection implements AutoCloseable {
     static String defaultUri() {
         String env = System.getenv("REDIS_URL");
         return env != null && !env.isBlank() ? env : "redis://localhost:6379";
-    }
-
-    private static Duration checkTimeout(Duration timeout) {
-        ValidationException.check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "commandTimeout",
-                "must be positive (was " + timeout + ")");
-        return timeout;
     }
 
     /** {@return the server's version, as {@code INFO} reports it} */

@@ -4,8 +4,9 @@ package io.bull4j;
  * The root of every exception bull4j throws. It is unchecked, so callers catch it only where they can act.
  *
  * <p>Subclasses carry context: {@link ValidationException} for bad input (nothing was written to Redis),
- * {@link JobException} for a job-level refusal (missing job, lost lock), and {@link RedisException} for a Redis
- * fault (unreachable server, timeout, script error).
+ * {@link JobException} for a job-level refusal (missing job, lost lock, damaged job), and {@link RedisException}
+ * for a Redis fault (unreachable server, timeout, script error), with {@link RedisNotAppliedException} (safe to
+ * retry) and {@link RedisOutcomeUnknownException} (retry only idempotent calls) saying what became of the command.
  *
  * <pre>{@code
  * try {

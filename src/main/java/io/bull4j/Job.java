@@ -100,7 +100,7 @@ public final class Job {
      * @throws Bull4jException when the JSON cannot be read as {@code type}
      */
     public <T> T data(Class<T> type) {
-        return Json.read(ctx.mapper, dataJson(), ctx.mapper.constructType(type));
+        return readData(ctx.mapper.constructType(type));
     }
 
     /**
@@ -112,7 +112,17 @@ public final class Job {
      * @throws Bull4jException when the JSON cannot be read as {@code type}
      */
     public <T> T data(TypeReference<T> type) {
-        return Json.read(ctx.mapper, dataJson(), ctx.mapper.constructType(type));
+        return readData(ctx.mapper.constructType(type));
+    }
+
+    /** Unreadable data fails with a message naming the field and the job, which is what an operator looks for. */
+    private <T> T readData(com.fasterxml.jackson.databind.JavaType type) {
+        try {
+            return Json.read(ctx.mapper, dataJson(), type);
+        } catch (Bull4jException e) {
+            throw new JobException(ctx.name(), id, JobException.Reason.BAD_DATA, "job " + id + " of queue "
+                    + ctx.name() + ": field data " + e.getMessage(), e);
+        }
     }
 
     /** {@return the job's options as its producer stored them (options bull4j cannot read are left unset)} */
@@ -295,6 +305,8 @@ public final class Job {
     public void moveToDelayed(Instant when) {
         ValidationException.check(when != null, "when", "must not be null");
         ValidationException.check(token != null, "token", "only the worker processing the job can delay it");
+        ValidationException.check(!when.isAfter(Instant.ofEpochMilli(JobOptions.MAX_DUE_MS)), "when",
+                "must be at most " + Instant.ofEpochMilli(JobOptions.MAX_DUE_MS) + " (was " + when + ")");
         long due = when.toEpochMilli();
         long delay = Math.max(0, due - ctx.now());
         ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, id, token, due, delay, null, null), "moveToDelayed");
@@ -370,6 +382,9 @@ public final class Job {
     public void changeDelay(Duration delay) {
         ValidationException.check(delay != null, "delay", "must not be null");
         ValidationException.check(!delay.isNegative(), "delay", "must not be negative (was " + delay + ")");
+        ValidationException.check(delay.compareTo(JobOptions.MAX_DELAY) <= 0, "delay", "must be at most "
+                + JobOptions.MAX_DELAY.toMillis() + " ms (was " + delay + ")");
+        JobOptions.checkDue(ctx.now(), delay, "delay");
         ctx.await(ChangeDelay.run(ctx.scripts(), ctx.keys, id, delay.toMillis(), ctx.now()), "changeDelay");
     }
 

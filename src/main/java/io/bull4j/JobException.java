@@ -25,6 +25,8 @@ public class JobException extends Bull4jException {
         NOT_IN_STATE,
         /** The job is locked by a worker, so it cannot be removed or changed now. */
         JOB_LOCKED,
+        /** A stored field of the job cannot be read (e.g. {@code data} that is not JSON, or not of the type asked). */
+        BAD_DATA,
         /** A refusal code bull4j does not know; the message holds it. */
         OTHER
     }
@@ -45,7 +47,11 @@ public class JobException extends Bull4jException {
      * @param message the message
      */
     public JobException(String queueName, String jobId, Reason reason, String message) {
-        super(message);
+        this(queueName, jobId, reason, message, null);
+    }
+
+    public JobException(String queueName, String jobId, Reason reason, String message, Throwable cause) {
+        super(message, cause);
         this.queueName = queueName;
         this.jobId = jobId;
         this.reason = reason;

@@ -1,5 +1,7 @@
 package io.bull4j;
 
+import io.bull4j.internal.keys.QueueKeys;
+
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -20,6 +22,13 @@ import java.util.Objects;
 public final class JobOptions {
     /** The highest priority value BullMQ accepts (2^21 - 1); 0 means none and runs before any prioritized job. */
     public static final int MAX_PRIORITY = 2_097_151;
+    /**
+     * The latest due time (epoch ms) a delayed job can have: its score in the delayed set is due * 4096 plus a
+     * sequence, and a Redis score is a double, exact only below 2^53. That is 2^41 - 1 ms, in September 2039.
+     */
+    public static final long MAX_DUE_MS = (1L << 41) - 1;
+    /** The longest delay accepted at all; the add checks that now + delay stays within {@link #MAX_DUE_MS}. */
+    public static final Duration MAX_DELAY = Duration.ofMillis(MAX_DUE_MS);
     /** No option set: every job option falls back to the queue's defaults, then to BullMQ's. */
     public static final JobOptions DEFAULTS = builder().build();
 
@@ -208,6 +217,8 @@ public final class JobOptions {
         public Builder delay(Duration delay) {
             ValidationException.check(delay != null && !delay.isNegative(), "delay",
                     "must be zero or positive (was " + delay + ")");
+            ValidationException.check(delay.compareTo(MAX_DELAY) <= 0, "delay",
+                    "must be at most " + MAX_DELAY.toMillis() + " ms (was " + delay + ")");
             this.delay = delay;
             return this;
         }
@@ -367,12 +378,23 @@ public final class JobOptions {
      * BullMQ's rules for custom ids, so that both sides accept the same ids. Beyond them, "0:" (a legacy delay
      * marker that scripts skip in the wait list) is refused.
      */
+    /** Refuses a due time past {@link #MAX_DUE_MS}, naming {@code field}. */
+    static void checkDue(long startMs, Duration delay, String field) {
+        ValidationException.check(delay.toMillis() <= MAX_DUE_MS - startMs, field, "of " + delay.toMillis()
+                + " ms from " + java.time.Instant.ofEpochMilli(startMs) + " would be due after "
+                + java.time.Instant.ofEpochMilli(MAX_DUE_MS) + ", the latest time a delayed job's score can hold "
+                + "(due ms * 4096 must stay below 2^53)");
+    }
+
     static void checkJobId(String id) {
         ValidationException.check(!isOwnParseInt(id), "jobId",
                 "custom ids cannot be integers (was \"" + id + "\"); Redis counters own those");
         ValidationException.check(!id.equals("0") && !id.startsWith("0:"), "jobId", "cannot be \"0\" or start with \"0:\"");
         ValidationException.check(id.indexOf(':') < 0 || id.split(":", -1).length == 3, "jobId",
                 "cannot contain ':' (was \"" + id + "\")");
+        // stricter than BullMQ, which lets "meta" overwrite the queue's meta hash with a job
+        ValidationException.check(!QueueKeys.RESERVED_NAMES.contains(id), "jobId",
+                "cannot be \"" + id + "\", the name of one of the queue's own keys " + QueueKeys.RESERVED_NAMES);
     }
 
     /**

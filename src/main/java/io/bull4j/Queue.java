@@ -134,7 +134,8 @@ public final class Queue implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public Job add(String name, Object data, JobOptions options) {
-        return Await.result(addAsync(name, data, options), ctx.link.commandTimeout(), "add");
+        // the future bounds itself (with the precise exception); the longer wait here is only a backstop
+        return Await.result(addAsync(name, data, options), ctx.link.commandTimeout().plusSeconds(1), "add");
     }
 
     /**
@@ -150,6 +151,9 @@ public final class Queue implements AutoCloseable {
 
     /**
      * The asynchronous twin of {@link #add(String, Object, JobOptions)}; validation errors are thrown at once.
+     * The future completes within the command timeout, also while Redis is down or frozen: exceptionally with a
+     * {@link RedisNotAppliedException} (safe to retry) or a {@link RedisOutcomeUnknownException} (retry only with
+     * a {@code jobId}, which makes the retry idempotent).
      *
      * @param name the job's name
      * @param data any value Jackson writes as JSON
@@ -158,7 +162,8 @@ public final class Queue implements AutoCloseable {
      */
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
         Prepared p = prepare(name, data, options);
-        return AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0)));
+        return Await.within(AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0))),
+                ctx.link.commandTimeout(), "add");
     }
 
     /**
@@ -172,12 +177,18 @@ public final class Queue implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public List<Job> addBulk(List<BulkJob> jobs) {
-        return Await.result(addBulkAsync(jobs), ctx.link.commandTimeout().multipliedBy(
-                1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK)), "addBulk");
+        return Await.result(addBulkAsync(jobs), bulkBudget(jobs).plusSeconds(1), "addBulk");
+    }
+
+    /** The command timeout for each chunk: the chunks go out together and may queue behind each other. */
+    private Duration bulkBudget(List<BulkJob> jobs) {
+        return ctx.link.commandTimeout().multipliedBy(1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK));
     }
 
     /**
-     * The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent.
+     * The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent. It completes
+     * within the command timeout per {@value #BULK_CHUNK} jobs. A {@link RedisNotAppliedException} means no job
+     * was added; a {@link RedisOutcomeUnknownException} that some may have been (give the jobs ids to retry).
      *
      * @param jobs the jobs
      * @return the jobs as added, in order, once Redis has them
@@ -191,11 +202,12 @@ public final class Queue implements AutoCloseable {
             prepared.add(prepare(j.name(), j.data(), j.options()));
         }
         List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
+        Duration budget = bulkBudget(jobs);
         for (int from = 0; from < prepared.size(); from += BULK_CHUNK) {
             List<Prepared> chunk = prepared.subList(from, Math.min(prepared.size(), from + BULK_CHUNK));
             List<AddJob.Spec> specs = new ArrayList<>(chunk.size());
             chunk.forEach(p -> specs.add(p.spec));
-            chunks.add(AddJob.run(ctx.scripts(), ctx.keys, specs).thenCompose(results -> {
+            chunks.add(AddJob.run(ctx.scripts(), budget, ctx.keys, specs).thenCompose(results -> {
                 List<CompletableFuture<Job>> made = new ArrayList<>(results.size());
                 for (int i = 0; i < results.size(); i++) {
                     made.add(toJob(chunk.get(i), results.get(i)));
@@ -204,11 +216,39 @@ public final class Queue implements AutoCloseable {
                         .thenApply(v -> made.stream().map(CompletableFuture::join).toList());
             }));
         }
-        return CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0])).thenApply(v -> {
-            List<Job> all = new ArrayList<>(prepared.size());
-            chunks.forEach(c -> all.addAll(c.join()));
-            return all;
-        });
+        CompletableFuture<List<Job>> all = CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0]))
+                .handle((v, error) -> {
+                    if (error != null) {
+                        throw bulkFailure(chunks);
+                    }
+                    List<Job> added = new ArrayList<>(prepared.size());
+                    chunks.forEach(c -> added.addAll(c.join()));
+                    return added;
+                });
+        return Await.within(all, budget, "addBulk");
+    }
+
+    /**
+     * Not applied only when no chunk was: a bulk is several scripts, so one chunk's refusal says nothing of the
+     * others.
+     */
+    private static RuntimeException bulkFailure(List<CompletableFuture<List<Job>>> chunks) {
+        RuntimeException first = null;
+        boolean allNotApplied = true;
+        for (CompletableFuture<List<Job>> c : chunks) {
+            if (!c.isCompletedExceptionally()) {
+                allNotApplied = false;
+                continue;
+            }
+            RuntimeException e = Await.translate(c.handle((v, t) -> t).join(), "addBulk");
+            first = first == null ? e : first;
+            allNotApplied &= e instanceof RedisNotAppliedException;
+        }
+        if (allNotApplied || chunks.size() == 1) {
+            return first;
+        }
+        return new RedisOutcomeUnknownException("addBulk: some chunks of " + BULK_CHUNK + " jobs may have been added: "
+                + first.getMessage(), first, first instanceof RedisException && ((RedisException) first).isTimeout());
     }
 
     /** A validated job, ready to send. */
@@ -228,6 +268,7 @@ public final class Queue implements AutoCloseable {
                     "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
         }
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
+        JobOptions.checkDue(timestamp, o.delay(), "delay");
         // the queue's defaults are written the same way for every add that gives no options: encode them once
         String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
         Prepared p = new Prepared();
@@ -247,7 +288,7 @@ public final class Queue implements AutoCloseable {
         if (r.created) {
             return CompletableFuture.completedFuture(new Job(ctx, r.id, p.fields, null));
         }
-        return ctx.redis().hgetall(ctx.keys.job(r.id)).toCompletableFuture()
+        return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), "add")
                 .thenApply(fields -> new Job(ctx, r.id, fields, null));
     }
 

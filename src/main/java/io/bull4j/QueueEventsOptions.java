@@ -114,7 +114,7 @@ public final class QueueEventsOptions {
          * @return this builder
          */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+            io.bull4j.internal.keys.QueueKeys.checkPrefix(prefix);
             this.prefix = prefix;
             return this;
         }

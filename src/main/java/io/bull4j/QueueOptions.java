@@ -122,8 +122,7 @@ public final class QueueOptions {
          * @return this builder
          */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
-            this.prefix = prefix;
+            this.prefix = QueueKeys.checkPrefix(prefix);
             return this;
         }
 

@@ -258,19 +258,23 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs. Do not
-     * call it from this worker's own processor or listeners: it would wait for itself.
+     * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs up to
+     * {@link WorkerOptions#closeTimeout()} (30 s by default); then it goes on as {@link #close(Duration)}. It
+     * returns within about closeTimeout + {@value #INTERRUPT_GRACE_MS} ms + the command timeout, whatever the
+     * processors do. Do not call it from this worker's own processor or listeners: it would wait for itself.
      */
     @Override
     public void close() {
-        closeWithin(null);
+        closeWithin(opts.closeTimeout());
     }
 
     /**
-     * Like {@link #close()}, but after {@code timeout} the running jobs' threads are interrupted. A job that
-     * then ends by throwing is not failed (the shutdown is not its fault): it is given back to the front of wait,
-     * its start uncounted, for another worker. A job that still does not end keeps its lock until it expires,
-     * and is then recovered as stalled.
+     * Like {@link #close()}, with {@code timeout} instead of the configured close timeout; {@code Duration.ZERO}
+     * is a forced close. After the timeout the running jobs' threads are interrupted. A job that then ends by
+     * throwing is not failed (the shutdown is not its fault): it is given back to the front of wait, its start
+     * uncounted, for another worker. A job that still does not end within {@value #INTERRUPT_GRACE_MS} ms is let
+     * go: a WARN names it, its lock is no longer renewed, and the stalled check recovers it once the lock expires
+     * (if it ends meanwhile while still holding its lock, its outcome is written as usual).
      *
      * @param timeout how long to wait for running jobs before interrupting them
      */
@@ -278,6 +282,9 @@ public final class Worker implements AutoCloseable {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
         closeWithin(timeout);
     }
+
+    /** How long interrupted jobs get to end before close lets them go. */
+    static final long INTERRUPT_GRACE_MS = 2_000;
 
     private void closeWithin(Duration timeout) {
         boolean wasStarted;
@@ -297,13 +304,12 @@ public final class Worker implements AutoCloseable {
                 awaitFetchStopped();
             }
             runner.startClosing();
-            if (!awaitIdle(timeout == null ? -1 : timeout.toMillis())) {
+            if (!awaitIdle(timeout.toMillis())) {
                 log.info("worker on {}: interrupting {} running job(s) after {}", ctx.name(), runner.runningCount(),
                         timeout);
                 runner.interruptAll();
-                if (!awaitIdle(opts.lockDuration().toMillis())) {
-                    log.warn("worker on {}: {} job(s) ignored interruption; their locks will expire and they will "
-                            + "be recovered as stalled", ctx.name(), runner.runningCount());
+                if (!awaitIdle(Math.min(INTERRUPT_GRACE_MS, opts.lockDuration().toMillis()))) {
+                    letGo(timeout);
                 }
             }
         } finally {
@@ -316,6 +322,15 @@ public final class Worker implements AutoCloseable {
             if (ownsConnection) {
                 ctx.link.close();
             }
+        }
+    }
+
+    /** Stops renewing the locks of jobs that ignored the close, so that another worker recovers them. */
+    private void letGo(Duration timeout) {
+        for (String id : runner.letGoRunning()) {
+            log.warn("worker on {}: job {} did not end within the close timeout ({}) nor when interrupted; its lock "
+                    + "is no longer renewed and the stalled check will recover it once the lock expires (within "
+                    + "lockDuration {})", ctx.name(), id, timeout, opts.lockDuration());
         }
     }
 

@@ -26,6 +26,8 @@ public final class WorkerOptions {
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
     /** The default {@link Builder#drainDelay(Duration) drainDelay}: 5 seconds. */
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
+    /** How long {@link Worker#close()} waits for running jobs before it interrupts them and lets them go. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** All options at their defaults. */
     public static final WorkerOptions DEFAULTS = builder().build();
 
@@ -36,6 +38,7 @@ public final class WorkerOptions {
     private final Duration stalledInterval;
     private final int maxStalledCount;
     private final Duration drainDelay;
+    private final Duration closeTimeout;
     private final boolean autorun;
     private final String name;
     private final String prefix;
@@ -57,6 +60,7 @@ public final class WorkerOptions {
         stalledInterval = b.stalledInterval;
         maxStalledCount = b.maxStalledCount;
         drainDelay = b.drainDelay;
+        closeTimeout = b.closeTimeout;
         autorun = b.autorun;
         name = b.name;
         prefix = b.prefix;
@@ -85,6 +89,7 @@ public final class WorkerOptions {
         b.stalledInterval = stalledInterval;
         b.maxStalledCount = maxStalledCount;
         b.drainDelay = drainDelay;
+        b.closeTimeout = closeTimeout;
         b.autorun = autorun;
         b.name = name;
         b.prefix = prefix;
@@ -114,6 +119,12 @@ public final class WorkerOptions {
     public int maxStalledCount() { return maxStalledCount; }
     /** {@return the longest single blocking wait for a job while the queue is empty} */
     public Duration drainDelay() { return drainDelay; }
+    /**
+     * {@return how long {@link Worker#close()} waits for running jobs} After it they are interrupted; a job that
+     * still does not end is let go: its lock is no longer renewed (a WARN names it), so the stalled check recovers
+     * it once the lock expires.
+     */
+    public Duration closeTimeout() { return closeTimeout; }
     /** {@return whether the worker's constructor starts processing} */
     public boolean autorun() { return autorun; }
     /**
@@ -150,7 +161,8 @@ public final class WorkerOptions {
         WorkerOptions x = (WorkerOptions) o;
         return concurrency == x.concurrency && lockDuration.equals(x.lockDuration)
                 && lockRenewTime.equals(x.lockRenewTime) && stalledInterval.equals(x.stalledInterval)
-                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
+                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
+                && closeTimeout.equals(x.closeTimeout) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
                 && backoffStrategy == x.backoffStrategy && executor == x.executor
@@ -169,7 +181,8 @@ public final class WorkerOptions {
     public String toString() {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
-                + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
+                + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun
+                + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
     }
@@ -185,6 +198,7 @@ public final class WorkerOptions {
         private Duration stalledInterval = DEFAULT_STALLED_INTERVAL;
         private int maxStalledCount = DEFAULT_MAX_STALLED_COUNT;
         private Duration drainDelay = DEFAULT_DRAIN_DELAY;
+        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private boolean autorun = true;
         private String name;
         private String prefix = QueueKeys.DEFAULT_PREFIX;
@@ -281,6 +295,21 @@ public final class WorkerOptions {
         }
 
         /**
+         * How long {@link Worker#close()} waits for running jobs before it interrupts them; a job that still does not
+         * end within a short grace is let go (its lock is no longer renewed, so the stalled check recovers it).
+         * {@code Duration.ZERO} interrupts at once. Default {@link #DEFAULT_CLOSE_TIMEOUT} (30 seconds).
+         *
+         * @param d zero or positive
+         * @return this builder
+         */
+        public Builder closeTimeout(Duration d) {
+            ValidationException.check(d != null && !d.isNegative(), "closeTimeout",
+                    "must be zero or positive (was " + d + ")");
+            this.closeTimeout = d;
+            return this;
+        }
+
+        /**
          * Whether the worker's constructor starts processing; with {@code false}, call {@link Worker#run()}. Default
          * {@code true}.
          *
@@ -313,7 +342,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+            io.bull4j.internal.keys.QueueKeys.checkPrefix(prefix);
             this.prefix = prefix;
             return this;
         }
