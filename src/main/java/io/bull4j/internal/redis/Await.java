@@ -31,7 +31,7 @@ public final class Await {
     static final String LATE = "BULL4J_LATE";
 
     /**
-     * One daemon thread for the whole JVM arms the bound of every call (as the JDK's own delayer does for
+     * One daemon thread for the whole JVM (while calls are made) arms the bound of every call (as the JDK's own delayer does for
      * CompletableFuture.orTimeout): arming and disarming are a heap insert and remove, with no thread hand-off,
      * and a timeout's callbacks run on the common pool, never on this thread.
      */
@@ -47,6 +47,9 @@ public final class Await {
             return t;
         });
         timer.setRemoveOnCancelPolicy(true);
+        // the thread ends after a second without calls, so that closing every bull4j object leaves no thread behind
+        timer.setKeepAliveTime(1, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
         return timer;
     }
 
