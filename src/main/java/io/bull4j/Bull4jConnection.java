@@ -97,6 +97,7 @@ public final class Bull4jConnection implements AutoCloseable {
      * @throws Bull4jException when the server is older than Redis 6.2
      */
     public static Bull4jConnection create(String uri, ConnectionOptions options) {
+        ValidationException.check(uri != null && !uri.isBlank(), "uri", "must not be blank");
         ValidationException.check(options != null, "options", "must not be null");
         return new Bull4jConnection(RedisLink.open(uri, options.commandTimeout(), options.reconnectDelayMin(),
                 options.reconnectDelayMax()));
