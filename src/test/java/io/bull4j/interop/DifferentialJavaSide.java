@@ -1,0 +1,170 @@
+package io.bull4j.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bull4j.Backoff;
+import io.bull4j.BulkJob;
+import io.bull4j.Bull4jConnection;
+import io.bull4j.Job;
+import io.bull4j.JobOptions;
+import io.bull4j.KeepJobs;
+import io.bull4j.Queue;
+import io.bull4j.QueueOptions;
+import io.bull4j.UnrecoverableException;
+import io.bull4j.Worker;
+import io.bull4j.WorkerOptions;
+import io.bull4j.support.TestRedis;
+import io.lettuce.core.Range;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/** Runs the steps of a {@link DifferentialScenario} with bull4j, the way a Java user would write them. */
+final class DifferentialJavaSide {
+    private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Bull4jConnection connection;
+    private final RedisCommands<String, String> redis;
+
+    DifferentialJavaSide(Bull4jConnection connection, RedisCommands<String, String> redis) {
+        this.connection = connection;
+        this.redis = redis;
+    }
+
+    void run(DifferentialScenario s, int i, String queueName) throws Exception {
+        JsonNode step = s.step(i);
+        switch (s.kind(i)) {
+            case "add" -> {
+                try (Queue q = queue(queueName)) {
+                    q.add(step.get("name").asText(), step.get("data"), options(step.get("opts")));
+                }
+            }
+            case "addBulk" -> {
+                List<BulkJob> jobs = new ArrayList<>();
+                for (JsonNode j : step) {
+                    jobs.add(BulkJob.of(j.get("name").asText(), j.get("data"), options(j.get("opts"))));
+                }
+                try (Queue q = queue(queueName)) {
+                    q.addBulk(jobs);
+                }
+            }
+            case "pause" -> {
+                try (Queue q = queue(queueName)) {
+                    q.pause();
+                }
+            }
+            case "resume" -> {
+                try (Queue q = queue(queueName)) {
+                    q.resume();
+                }
+            }
+            case "work" -> work(s, queueName, step.get("finals").asInt());
+            default -> throw new IllegalArgumentException(s.name() + ": unknown step " + s.kind(i));
+        }
+    }
+
+    private Queue queue(String name) {
+        return new Queue(name, QueueOptions.builder().connection(connection).build());
+    }
+
+    private void work(DifferentialScenario s, String queueName, int finals) throws Exception {
+        String events = TestRedis.key(queueName, "events");
+        long start = finals(events);
+        WorkerOptions opts = WorkerOptions.builder().connection(connection).concurrency(1).build();
+        try (Queue q = queue(queueName); Worker w = new Worker(queueName, job -> behave(s, job, q), opts)) {
+            TestRedis.eventually(STEP_TIMEOUT, () -> finals(events) - start >= finals,
+                    finals + " final outcomes on " + queueName + " in " + s.name());
+        }
+    }
+
+    /** The completed and failed events of the stream so far. */
+    private long finals(String eventsKey) {
+        return redis.xrange(eventsKey, Range.create("-", "+")).stream()
+                .map(m -> m.getBody().get("event"))
+                .filter(e -> "completed".equals(e) || "failed".equals(e))
+                .count();
+    }
+
+    private static Object behave(DifferentialScenario s, Job job, Queue queue) throws Exception {
+        JsonNode b = s.behaviour(job.name());
+        if (b.has("holdMs")) {
+            // why sleep: the attempt itself is slow, so that delayed jobs fall due meanwhile; no outcome is awaited
+            Thread.sleep(b.get("holdMs").asLong());
+        }
+        for (JsonNode p : b.path("progress")) {
+            job.updateProgress(p);
+        }
+        for (JsonNode line : b.path("logs")) {
+            job.log(line.asText());
+        }
+        if (b.path("pauseQueue").asBoolean()) {
+            queue.pause();
+        }
+        if (b.has("fail") && (!b.has("failTimes") || job.attemptsMade() < b.get("failTimes").asInt())) {
+            String message = b.get("fail").asText();
+            throw b.path("unrecoverable").asBoolean() ? new UnrecoverableException(message)
+                    : new IllegalStateException(message);
+        }
+        if (b.path("echo").asBoolean()) {
+            return job.data();
+        }
+        return b.get("returns"); // null (absent) is returned as JSON null
+    }
+
+    /** A scenario's {@code opts} as bull4j options; an option the driver does not know fails the scenario. */
+    static JobOptions options(JsonNode o) {
+        JobOptions.Builder b = JobOptions.builder();
+        if (o == null || o.isNull()) {
+            return b.build();
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode v = e.getValue();
+            switch (e.getKey()) {
+                case "jobId" -> b.jobId(v.asText());
+                case "delay" -> b.delay(Duration.ofMillis(v.asLong()));
+                case "priority" -> b.priority(v.asInt());
+                case "lifo" -> b.lifo(v.asBoolean());
+                case "attempts" -> b.attempts(v.asInt());
+                case "backoff" -> b.backoff(backoff(v));
+                case "removeOnComplete" -> b.removeOnComplete(keep(v));
+                case "removeOnFail" -> b.removeOnFail(keep(v));
+                case "keepLogs" -> b.keepLogs(v.asInt());
+                case "timestamp" -> b.timestamp(Instant.ofEpochMilli(v.asLong()));
+                case "stackTraceLimit" -> b.stackTraceLimit(v.asInt());
+                default -> throw new IllegalArgumentException("the Java driver does not know option " + e.getKey());
+            }
+        }
+        return b.build();
+    }
+
+    private static Backoff backoff(JsonNode v) {
+        if (v.isNumber()) {
+            return Backoff.fixed(Duration.ofMillis(v.asLong()));
+        }
+        Duration delay = Duration.ofMillis(v.path("delay").asLong());
+        return switch (v.get("type").asText()) {
+            case "fixed" -> Backoff.fixed(delay);
+            case "exponential" -> Backoff.exponential(delay);
+            default -> throw new IllegalArgumentException("unknown backoff type in " + v);
+        };
+    }
+
+    private static KeepJobs keep(JsonNode v) {
+        if (v.isBoolean()) {
+            return v.asBoolean() ? KeepJobs.none() : KeepJobs.all();
+        }
+        if (v.isNumber()) {
+            return KeepJobs.count(v.asInt());
+        }
+        if (v.has("age")) {
+            KeepJobs k = KeepJobs.age(Duration.ofMillis(Math.round(v.get("age").asDouble() * 1000)));
+            return v.has("count") ? k.andCount(v.get("count").asInt()) : k;
+        }
+        return KeepJobs.count(v.get("count").asInt());
+    }
+}

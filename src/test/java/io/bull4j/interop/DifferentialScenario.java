@@ -1,0 +1,91 @@
+package io.bull4j.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * One scenario of the differential suite, read from {@code src/test/resources/differential/<name>.json}, which both
+ * drivers execute step by step: bull4j ({@link DifferentialJavaSide}) and the real bullmq
+ * ({@code src/test/node/differential.mjs}). The file holds:
+ * <ul>
+ *   <li>{@code steps}: in order, each one of {@code {"add": {name, data, opts}}}, {@code {"addBulk": [jobs]}},
+ *       {@code {"pause": {}}}, {@code {"resume": {}}} (producer steps) or {@code {"work": {"finals": n}}} (a worker
+ *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
+ *       events, then is closed).</li>
+ *   <li>{@code worker}: what a job does, by job name ({@code "*"} for the others; none: echo). Each behaviour may
+ *       have {@code holdMs} (the attempt takes that long, so delayed jobs fall due meanwhile), {@code progress}
+ *       (values reported in order), {@code logs} (lines logged in order), {@code pauseQueue} (pauses the queue),
+ *       {@code fail} (a message to throw; with {@code failTimes} only while {@code attemptsMade < failTimes}),
+ *       {@code unrecoverable} (throw BullMQ's UnrecoverableError / bull4j's UnrecoverableException), and
+ *       {@code echo} (return the data) or {@code returns} (return that value; absent: null).</li>
+ * </ul>
+ * A scenario leaves nothing ready when a work step ends (or the worker would take more jobs than it counts).
+ */
+record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode worker) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Every scenario file of the folder, by name. */
+    static List<DifferentialScenario> loadAll() {
+        String base = System.getProperty("basedir", System.getProperty("user.dir"));
+        Path dir = Path.of(base, "src", "test", "resources", "differential");
+        try (Stream<Path> files = Files.list(dir)) {
+            List<DifferentialScenario> out = new ArrayList<>();
+            for (Path f : files.filter(f -> f.toString().endsWith(".json")).sorted().toList()) {
+                out.add(load(f));
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list scenarios in " + dir.toAbsolutePath(), e);
+        }
+    }
+
+    static DifferentialScenario load(Path file) {
+        try {
+            JsonNode root = JSON.readTree(file.toFile());
+            String name = file.getFileName().toString().replaceFirst("\\.json$", "");
+            JsonNode steps = root.path("steps");
+            if (!steps.isArray() || steps.isEmpty()) {
+                throw new IllegalArgumentException(file + ": \"steps\" must be a non-empty array");
+            }
+            return new DifferentialScenario(name, file.toAbsolutePath(), steps, root.path("worker"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read scenario " + file, e);
+        }
+    }
+
+    /** The kind of step {@code i}: add, addBulk, pause, resume or work. */
+    String kind(int i) {
+        return steps.get(i).fieldNames().next();
+    }
+
+    JsonNode step(int i) {
+        return steps.get(i).get(kind(i));
+    }
+
+    int stepCount() {
+        return steps.size();
+    }
+
+    /** The behaviour of jobs of this name. */
+    JsonNode behaviour(String jobName) {
+        JsonNode b = worker.get(jobName);
+        if (b == null) {
+            b = worker.get("*");
+        }
+        return b == null ? JSON.createObjectNode().put("echo", true) : b;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

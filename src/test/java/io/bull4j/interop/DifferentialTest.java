@@ -1,0 +1,136 @@
+package io.bull4j.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bull4j.Bull4jConnection;
+import io.bull4j.support.NodeBullmq;
+import io.bull4j.support.NodeProcess;
+import io.bull4j.support.RedisTestServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The differential comparison (issue 14): each scenario of {@code src/test/resources/differential} runs with the
+ * real bullmq alone (the control, three times, which must agree), then with a bull4j producer and a bullmq
+ * worker, a bullmq producer and a bull4j worker, and bull4j alone. Every run starts on an empty Redis; its
+ * whole normalized state ({@link RedisSnapshot}) must equal the control's. One Redis server and one Node process
+ * ({@code differential.mjs}, fed one step at a time) serve the whole class.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class DifferentialTest {
+    private static final String QUEUE = "diff";
+    private static final Duration STEP = Duration.ofSeconds(45);
+    private static final int CONTROL_RUNS = 3;
+
+    private static RedisTestServer server;
+    private static RedisClient bytesClient;
+    private static StatefulRedisConnection<byte[], byte[]> bytes;
+    private static Bull4jConnection connection;
+    private static NodeProcess node;
+    private static DifferentialJavaSide java;
+    private static final Map<String, TreeMap<String, String>> controls = new HashMap<>();
+
+    enum Side { NODE, JAVA }
+
+    @BeforeAll
+    static void start() {
+        NodeBullmq.assumeAvailable();
+        server = RedisTestServer.startDedicated();
+        bytesClient = RedisClient.create(server.uri());
+        bytes = bytesClient.connect(ByteArrayCodec.INSTANCE);
+        connection = Bull4jConnection.create(server.uri());
+        java = new DifferentialJavaSide(connection, server.sync());
+        node = NodeBullmq.start("differential.mjs");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (bytes != null) {
+            bytes.close();
+            bytesClient.shutdown();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicContainer> scenarios() {
+        return DifferentialScenario.loadAll().stream().map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
+                DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
+                DynamicTest.dynamicTest("bull4j producer, bullmq worker", () -> compare(s, Side.JAVA, Side.NODE)),
+                DynamicTest.dynamicTest("bullmq producer, bull4j worker", () -> compare(s, Side.NODE, Side.JAVA)),
+                DynamicTest.dynamicTest("bull4j alone", () -> compare(s, Side.JAVA, Side.JAVA)))));
+    }
+
+    /** Runs the control until it agrees with itself; only then is it trusted. */
+    private static void control(DifferentialScenario s) throws Exception {
+        TreeMap<String, String> first = run(s, Side.NODE, Side.NODE);
+        for (int i = 2; i <= CONTROL_RUNS; i++) {
+            List<String> d = RedisSnapshot.diff(first, run(s, Side.NODE, Side.NODE), "control run 1", "control run " + i);
+            if (!d.isEmpty()) {
+                fail(s.name() + ": the control (bullmq alone) is not deterministic, " + d.size()
+                        + " difference(s):\n  " + String.join("\n  ", d));
+            }
+        }
+        controls.put(s.name(), first);
+    }
+
+    private static void compare(DifferentialScenario s, Side producer, Side worker) throws Exception {
+        TreeMap<String, String> control = controls.get(s.name());
+        assertNotNull(control, s.name() + ": no trusted control run (see its control test)");
+        String mix = (producer == Side.JAVA ? "bull4j" : "bullmq") + " -> " + (worker == Side.JAVA ? "bull4j" : "bullmq");
+        List<String> d = RedisSnapshot.diff(control, run(s, producer, worker), "bullmq", mix);
+        if (!d.isEmpty()) {
+            fail(s.name() + " [" + mix + "]: " + d.size() + " difference(s) from bullmq alone:\n  "
+                    + String.join("\n  ", d));
+        }
+    }
+
+    /** One run on an empty database: producer steps by {@code producer}, work steps by {@code worker}. */
+    private static TreeMap<String, String> run(DifferentialScenario s, Side producer, Side worker) throws Exception {
+        bytes.sync().flushall();
+        long start = System.currentTimeMillis();
+        for (int i = 0; i < s.stepCount(); i++) {
+            Side side = s.kind(i).equals("work") ? worker : producer;
+            if (side == Side.JAVA) {
+                java.run(s, i, QUEUE);
+            } else {
+                runOnNode(s, i);
+            }
+        }
+        return RedisSnapshot.take(bytes.sync(), start, System.currentTimeMillis());
+    }
+
+    private static void runOnNode(DifferentialScenario s, int i) {
+        node.send(InteropKit.JSON.createObjectNode().put("url", server.uri()).put("queue", QUEUE)
+                .put("file", s.file().toString()).put("step", i).toString());
+        JsonNode answer = node.awaitLine(STEP);
+        if (!answer.has("done") || answer.get("done").asInt() != i) {
+            fail(s.name() + ": step " + i + " failed in bullmq: " + answer.path("error").asText(answer.toString()));
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// Executes the steps of differential scenarios (src/test/resources/differential/*.json) with the REAL bullmq, for
+// io.bull4j.interop.DifferentialTest. The Java test decides which side runs each step; this process runs the
+// steps it is handed, one at a time, so that one Node process serves every run of the test class.
+// Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
+// <file> on queue <queue> of the Redis at <url>. Answers one stdout line per command: {done: step} or
+// {step, error}. Everything else goes to stderr. The process ends when stdin closes.
+// Usage: node differential.mjs
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Queue, Worker, UnrecoverableError } from 'bullmq';
+import IORedis from 'ioredis';
+
+const STEP_TIMEOUT_MS = 30_000;
+
+console.log = (...args) => console.error(...args); // a stray log must not corrupt the JSON answers
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+
+async function withQueue(cmd, fn) {
+  const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
+  try {
+    return await fn(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
+// The number of final outcomes (completed and failed events) in the queue's events stream so far.
+async function finalsSoFar(redis, queueName) {
+  const entries = await redis.xrange(`bull:${queueName}:events`, '-', '+');
+  return entries.filter(([, fields]) => {
+    const name = fields[fields.indexOf('event') + 1];
+    return name === 'completed' || name === 'failed';
+  }).length;
+}
+
+// What a job does, by its name (the '*' entry for other names): see DifferentialScenario's Javadoc.
+async function behave(behaviours, job, queue) {
+  const b = behaviours[job.name] ?? behaviours['*'] ?? { echo: true };
+  if (b.holdMs) {
+    // why a timer: the attempt itself is slow (so delayed jobs fall due meanwhile); nothing waits for an outcome
+    await new Promise((resolve) => setTimeout(resolve, b.holdMs));
+  }
+  for (const p of b.progress ?? []) {
+    await job.updateProgress(p);
+  }
+  for (const line of b.logs ?? []) {
+    await job.log(line);
+  }
+  if (b.pauseQueue) {
+    await queue.pause();
+  }
+  if (b.fail !== undefined && (b.failTimes === undefined || job.attemptsMade < b.failTimes)) {
+    throw b.unrecoverable ? new UnrecoverableError(b.fail) : new Error(b.fail);
+  }
+  return b.echo ? job.data : (b.returns === undefined ? null : b.returns);
+}
+
+// A worker of concurrency 1 until the stream holds `finals` more final outcomes than at the start, then closed.
+async function work(cmd, scenario, spec) {
+  const redis = new IORedis(cmd.url);
+  return withQueue(cmd, async (queue) => {
+    const start = await finalsSoFar(redis, cmd.queue);
+    const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
+      { concurrency: 1, connection: { url: cmd.url } });
+    worker.on('error', (err) => console.error('worker error:', err));
+    try {
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
+      while ((await finalsSoFar(redis, cmd.queue)) - start < spec.finals) {
+        if (Date.now() > deadline) {
+          throw new Error(`timeout: fewer than ${spec.finals} final outcomes after ${STEP_TIMEOUT_MS} ms`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await worker.close();
+      await redis.quit();
+    }
+  });
+}
+
+async function runStep(cmd) {
+  const scenario = JSON.parse(readFileSync(cmd.file, 'utf8'));
+  const step = scenario.steps[cmd.step];
+  const [kind] = Object.keys(step);
+  switch (kind) {
+    case 'add':
+      return withQueue(cmd, (q) => q.add(step.add.name, step.add.data, step.add.opts));
+    case 'addBulk':
+      return withQueue(cmd, (q) => q.addBulk(step.addBulk));
+    case 'pause':
+      return withQueue(cmd, (q) => q.pause());
+    case 'resume':
+      return withQueue(cmd, (q) => q.resume());
+    case 'work':
+      return work(cmd, scenario, step.work);
+    default:
+      throw new Error(`unknown step ${JSON.stringify(step)}`);
+  }
+}
+
+// Commands run strictly one after another, in arrival order.
+let chain = Promise.resolve();
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (!line.trim()) {
+    return;
+  }
+  chain = chain.then(async () => {
+    const cmd = JSON.parse(line);
+    try {
+      await runStep(cmd);
+      out({ done: cmd.step });
+    } catch (err) {
+      out({ step: cmd.step, error: String(err?.stack ?? err) });
+    }
+  });
+});
+lines.on('close', () => {
+  chain.then(() => process.exit(0));
+});
