@@ -18,6 +18,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +37,14 @@ import java.util.TreeSet;
  *       {@code meta.version} {@code <library>} (bull4j writes its own name there, documented).</li>
  *   <li>Stack traces are language-specific: only how many a job keeps is compared.</li>
  *   <li>JSON texts (data, returnvalue, progress, opts and the JSON fields of events) are compared as JSON
- *       values, not spellings: numbers by exact value ({@code 1e+21} equals {@code 1.0E21}), strings by their
- *       UTF-16 units. Key order is kept, except in opts (an option object has no meaningful order).</li>
+ *       values, not spellings: see {@link #number} for numbers; strings by their UTF-16 units (a lone surrogate
+ *       shows as {@code \ud800}). Key order is kept, except in opts (an option object has no meaningful order).</li>
+ *   <li>{@code completed} and {@code failed} are compared as sets: their scores are finish times, and jobs that
+ *       finish in one millisecond sort by id. The order of finishing is in the events stream, which is compared
+ *       entry by entry.</li>
+ *   <li>The {@code marker} set is left out: whether a closing worker leaves a wake-up hint, and which, depends on
+ *       timing even with bullmq alone, and bull4j's markers differ by design (docs/compatibility.md). Waking on
+ *       markers is tested by InteropDataDelayTest.</li>
  *   <li>Stream entry ids are dropped; entries keep their order, fields theirs.</li>
  * </ul>
  * Bytes that are not UTF-8 print as {@code \xNN}, so a stored {@code ?} never equals a stored U+FFFD.
@@ -101,6 +108,9 @@ final class RedisSnapshot {
 
     private void read(byte[] keyBytes) {
         String key = text(keyBytes);
+        if (key.endsWith(":marker")) {
+            return; // see the class comment
+        }
         String type = redis.type(keyBytes);
         if (redis.pttl(keyBytes) > 0) {
             out.put(key + " (expires)", "yes");
@@ -124,7 +134,13 @@ final class RedisSnapshot {
                 for (ScoredValue<byte[]> v : redis.zrangeWithScores(keyBytes, 0, -1)) {
                     items.add(text(v.getValue()) + "@" + score(v.getScore(), delayed));
                 }
-                out.put(key, "zset " + items);
+                if (key.endsWith(":completed") || key.endsWith(":failed")) {
+                    // scored by finish time: jobs finished in one millisecond tie and sort by id
+                    Collections.sort(items);
+                    out.put(key, "zset as a set " + items);
+                } else {
+                    out.put(key, "zset " + items);
+                }
             }
             case "stream" -> stream(key, keyBytes);
             default -> out.put(key, type);
@@ -236,13 +252,29 @@ final class RedisSnapshot {
             }
             sb.append(']');
         } else if (n.isNumber()) {
-            sb.append(n.decimalValue().stripTrailingZeros().toString());
+            sb.append(number(n.decimalValue()));
         } else if (n.isTextual()) {
             sb.append(quote(n.textValue()));
         } else {
             sb.append(n); // true, false, null
         }
     }
+
+    /**
+     * A number as the value a reader gets: an integral one within a long exactly (so {@code 1}, {@code 1.0} and
+     * {@code -0.0} agree), any other as the double it denotes (so {@code 1e+21} equals {@code 1.0E21}, and Java's
+     * {@code 4.9E-324} equals JavaScript's {@code 5e-324}: the same double, spelled by each language's printer).
+     */
+    private static String number(BigDecimal v) {
+        BigDecimal stripped = v.stripTrailingZeros();
+        if (stripped.scale() <= 0 && stripped.abs().compareTo(LONG_RANGE) < 0) {
+            return stripped.toBigIntegerExact().toString();
+        }
+        return Double.toString(v.doubleValue());
+    }
+
+    /** Beyond a long, integral values are doubles on both sides (1e21, 1.7976931348623157e308). */
+    private static final BigDecimal LONG_RANGE = BigDecimal.valueOf(2).pow(63);
 
     private static List<String> iterable(Iterator<String> it) {
         List<String> out = new ArrayList<>();
