@@ -16,6 +16,7 @@
 --@include queueState
 --@include readyJob
 --@include takeLock
+--@include promoteDelayed
 --@include fetchJob
 
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],

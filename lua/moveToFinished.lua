@@ -32,6 +32,7 @@
 --@include takeLock
 --@include lockCheck
 --@include removeJobKeys
+--@include promoteDelayed
 --@include fetchJob
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]

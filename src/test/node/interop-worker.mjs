@@ -40,8 +40,9 @@ function jobJson(job) {
  *   fail: { attempts: fail while job.attemptsMade < attempts (absent: always), message, unrecoverable,
  *           names: only jobs with these names (absent: all) },
  *   hang: never finish a job (the test SIGKILLs us), progress: reported before the outcome,
- *   hold: { name, waiting, paused }: a job of that name (or any name in a list) first waits until the queue
- *         has that many waiting jobs, or (paused: true) until the queue is paused,
+ *   hold: { name, waiting, paused, ms, attempts }: a job of that name (or any name in a list) first waits
+ *         until the queue has that many waiting jobs, or (paused: true) until the queue is paused, or for `ms`
+ *         milliseconds; with `attempts`, only while job.attemptsMade < attempts,
  *   returnvalue, timeoutMs (default 30000) }
  * Lines: ready, start {at, job}, threw {at, id}, completed {job, result}, failed {job, err, final},
  * stalled {jobId, prev}.
@@ -85,7 +86,8 @@ async function runWorker(spec) {
     if (spec.hang) {
       return new Promise(() => {});
     }
-    if (spec.hold && [spec.hold.name].flat().includes(job.name)) {
+    if (spec.hold && [spec.hold.name].flat().includes(job.name)
+      && (spec.hold.attempts === undefined || job.attemptsMade < spec.hold.attempts)) {
       await holdUntil(spec.hold);
     }
     if (spec.progress !== undefined) {
@@ -126,10 +128,19 @@ async function runWorker(spec) {
   return exited;
 }
 
-/** Polls (every 20 ms) until the queue has `waiting` waiting jobs, or is paused: lets a test act mid-job. */
-async function holdUntil({ waiting, paused }) {
+/**
+ * Polls (every 20 ms) until the queue has `waiting` waiting jobs, or is paused, or `ms` passed: lets a test act
+ * mid-job, or lets time pass during an attempt.
+ */
+async function holdUntil({ waiting, paused, ms }) {
   const queue = new Queue(queueName, { connection });
-  const ready = async () => (paused ? queue.isPaused() : (await queue.getWaitingCount()) >= waiting);
+  const until = ms === undefined ? undefined : Date.now() + ms;
+  const ready = async () => {
+    if (until !== undefined) {
+      return Date.now() >= until;
+    }
+    return paused ? queue.isPaused() : (await queue.getWaitingCount()) >= waiting;
+  };
   try {
     while (!(await ready())) {
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -229,6 +229,7 @@ public final class JobOptions {
             return this;
         }
 
+        /** The newest log lines to keep; 0 keeps all (as BullMQ, which treats 0 as "no limit"). */
         public Builder keepLogs(int count) {
             ValidationException.check(count >= 0, "keepLogs", "must be >= 0 (was " + count + ")");
             this.keepLogs = count;

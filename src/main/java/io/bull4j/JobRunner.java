@@ -200,7 +200,8 @@ final class JobRunner {
             Duration delay = backoff(job, attemptsMade, error);
             if (delay != null) {
                 if (delay.isZero()) {
-                    ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), job.token(), reason, stack), "retryJob");
+                    ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), job.token(), reason, stack,
+                            ctx.now()), "retryJob");
                 } else {
                     long due = ctx.now() + delay.toMillis();
                     ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(), job.token(), due,

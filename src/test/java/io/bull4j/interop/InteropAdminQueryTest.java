@@ -57,22 +57,28 @@ class InteropAdminQueryTest {
                  release.await();
                  return null;
              }, workerOptions().lockDuration(Duration.ofSeconds(5)).autorun(false).build())) {
-            List<JsonNode> a = ops(qn, obj("op", "add", "name", "ok1", "data", obj("k", "v")),
-                    obj("op", "add", "name", "ok2", "data", obj("k", List.of(1, 2))),
-                    obj("op", "add", "name", "bad", "data", obj("k", 2), "opts", obj("attempts", 2)));
-            nodeWorker(qn, obj("finals", 3, "progress", 42, "returnvalue", obj("r", 1),
-                    "fail", obj("names", List.of("bad"), "message", "node bad")));
-            nodeHolder = startNodeWorker(qn, obj("hang", true, "maxStarts", 1)); // holds the next job: act
-            Made n = makeWithNode(qn, a, nodeHolder);
-            Made j = makeWithJava(qj, byJava, javaHolder, holding);
-            assertListingsAgree(qn, byNode, n);
-            assertListingsAgree(qj, byJava, j);
-            for (int i = 0; i < n.all().size(); i++) {
-                assertEquals(new TreeSet<>(hash(qn, n.all().get(i)).keySet()),
-                        new TreeSet<>(hash(qj, j.all().get(i)).keySet()),
-                        "the hash of job " + redis().hget(key(qn, n.all().get(i)), "name") + " has the same fields");
+            // released in finally, before the worker closes: a failed assertion must fail the test, not leave
+            // close() waiting for the held job
+            try {
+                List<JsonNode> a = ops(qn, obj("op", "add", "name", "ok1", "data", obj("k", "v")),
+                        obj("op", "add", "name", "ok2", "data", obj("k", List.of(1, 2))),
+                        obj("op", "add", "name", "bad", "data", obj("k", 2), "opts", obj("attempts", 2)));
+                nodeWorker(qn, obj("finals", 3, "progress", 42, "returnvalue", obj("r", 1),
+                        "fail", obj("names", List.of("bad"), "message", "node bad")));
+                nodeHolder = startNodeWorker(qn, obj("hang", true, "maxStarts", 1)); // holds the next job: act
+                Made n = makeWithNode(qn, a, nodeHolder);
+                Made j = makeWithJava(qj, byJava, javaHolder, holding);
+                assertListingsAgree(qn, byNode, n);
+                assertListingsAgree(qj, byJava, j);
+                for (int i = 0; i < n.all().size(); i++) {
+                    assertEquals(new TreeSet<>(hash(qn, n.all().get(i)).keySet()),
+                            new TreeSet<>(hash(qj, j.all().get(i)).keySet()),
+                            "the hash of job " + redis().hget(key(qn, n.all().get(i)), "name")
+                                    + " has the same fields");
+                }
+            } finally {
+                release.countDown();
             }
-            release.countDown();
         } finally {
             if (nodeHolder != null) {
                 nodeHolder.close();

@@ -21,7 +21,7 @@ import static io.bull4j.interop.InteropKit.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Row 4: progress (number and object) and logs (trimmed by keepLogs) written by one side's processor, and its
+ * Row 4: progress (number and object) and logs (trimmed by keepLogs; 0 keeps all) written by one side's processor, and its
  * return value (object, string, numbers, null, boolean, array, nested), read by the other side. Both directions.
  */
 class InteropDataResultTest {
@@ -40,6 +40,8 @@ class InteropDataResultTest {
         m.put("obj", new Object[] {Map.of("progress", List.of(10, OBJECT_PROGRESS), "logs", LOG,
                 "returns", Map.of("a", 1, "b", "x")), 2});
         m.put("allLogs", new Object[] {Map.of("logs", LOG, "returns", 7), null});
+        // keepLogs 0 means no trim in BullMQ (it sends "" to its script)
+        m.put("keepZero", new Object[] {Map.of("logs", LOG, "returns", 8), 0});
         m.put("str", new Object[] {Map.of("returns", "done ✓ 😀"), null});
         Map<String, Object> returnsNull = new HashMap<>();
         returnsNull.put("returns", null);
@@ -62,7 +64,7 @@ class InteropDataResultTest {
         if (logs == null) {
             return List.of();
         }
-        int keep = j[1] == null ? logs.size() : (Integer) j[1];
+        int keep = j[1] == null || (Integer) j[1] == 0 ? logs.size() : (Integer) j[1];
         return LOG.subList(LOG.size() - keep, LOG.size());
     }
 

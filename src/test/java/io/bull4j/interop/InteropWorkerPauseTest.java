@@ -86,24 +86,30 @@ class InteropWorkerPauseTest {
                  }
                  return job.name();
              }, workerOptions().build(), listener)) {
-            String slow = queue.add("slow", Map.of()).id();
-            assertEquals(slow, await(slowStarted));
+            // released in finally too, before the worker closes: a failed assertion must fail the test, not leave
+            // close() waiting for the held job
+            try {
+                String slow = queue.add("slow", Map.of()).id();
+                assertEquals(slow, await(slowStarted));
 
-            op(q, obj("op", "pause"));
-            assertPaused(q);
-            assertTrue(queue.isPaused(), "bull4j sees bullmq's pause");
-            release.countDown();
-            assertEquals("slow", await(completion(completed, slow)), "the running job finishes");
-            String delayed = queue.add("delayed", Map.of(), JobOptions.builder().delay(SHORT_DELAY).build()).id();
-            String waiting = queue.add("waiting", Map.of()).id();
-            awaitPollWhilePaused(q, waiting, delayed);
+                op(q, obj("op", "pause"));
+                assertPaused(q);
+                assertTrue(queue.isPaused(), "bull4j sees bullmq's pause");
+                release.countDown();
+                assertEquals("slow", await(completion(completed, slow)), "the running job finishes");
+                String delayed = queue.add("delayed", Map.of(), JobOptions.builder().delay(SHORT_DELAY).build()).id();
+                String waiting = queue.add("waiting", Map.of()).id();
+                awaitPollWhilePaused(q, waiting, delayed);
 
-            op(q, obj("op", "resume"));
-            assertFalse(queue.isPaused());
-            assertEquals("waiting", await(completion(completed, waiting)));
-            assertEquals("delayed", await(completion(completed, delayed)));
-            assertNull(redis().hget(key(q, "meta"), "paused"));
-            assertEquals(JobState.COMPLETED, queue.getJob(waiting).getState());
+                op(q, obj("op", "resume"));
+                assertFalse(queue.isPaused());
+                assertEquals("waiting", await(completion(completed, waiting)));
+                assertEquals("delayed", await(completion(completed, delayed)));
+                assertNull(redis().hget(key(q, "meta"), "paused"));
+                assertEquals(JobState.COMPLETED, queue.getJob(waiting).getState());
+            } finally {
+                release.countDown();
+            }
         }
         assertPauseEvents(q);
     }

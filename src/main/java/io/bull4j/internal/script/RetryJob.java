@@ -5,7 +5,10 @@ import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
 
-/** The immediate-retry transition (lua/retryJob.lua): an active job goes back to wait for its lock owner. */
+/**
+ * The immediate-retry transition (lua/retryJob.lua): due delayed jobs are promoted first, then the active job goes
+ * back to wait for its lock owner.
+ */
 public final class RetryJob {
     static final LuaScript SCRIPT = LuaScript.load("retryJob");
 
@@ -14,13 +17,14 @@ public final class RetryJob {
 
     static String[] keys(QueueKeys k) {
         return new String[] {k.active(), k.waitList(), k.prioritized(), k.priorityCounter(), k.marker(), k.meta(),
-                k.events(), k.stalled()};
+                k.events(), k.stalled(), k.delayed()};
     }
 
+    /** @param now the time (ms) at which delayed jobs count as due */
     public static CompletableFuture<Void> run(ScriptRunner runner, QueueKeys k, String jobId, String token,
-                                              String failedReason, String stacktrace) {
+                                              String failedReason, String stacktrace, long now) {
         return runner.<Long>run(SCRIPT, ScriptOutputType.INTEGER, keys(k), k.base(), jobId, token, failedReason,
-                stacktrace == null ? "" : stacktrace)
+                stacktrace == null ? "" : stacktrace, Long.toString(now))
                 .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "retryJob"));
     }
 }
