@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -28,8 +30,10 @@ import java.util.stream.Stream;
  *       {@code echo} (return the data) or {@code returns} (return that value; absent: null).</li>
  * </ul>
  * A scenario leaves nothing ready when a work step ends (or the worker would take more jobs than it counts).
+ * {@code knownDifferences} lists documented differences: {@code [{"mixes": ["bull4j -> bullmq", ...],
+ * "paths": [snapshot paths], "why": "..."}]}.
  */
-record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode worker) {
+record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode worker, JsonNode known) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -56,7 +60,8 @@ record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode wor
             if (!steps.isArray() || steps.isEmpty()) {
                 throw new IllegalArgumentException(file + ": \"steps\" must be a non-empty array");
             }
-            return new DifferentialScenario(name, file.toAbsolutePath(), steps, root.path("worker"));
+            return new DifferentialScenario(name, file.toAbsolutePath(), steps, root.path("worker"),
+                    root.path("knownDifferences"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read scenario " + file, e);
         }
@@ -82,6 +87,19 @@ record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode wor
             b = worker.get("*");
         }
         return b == null ? JSON.createObjectNode().put("echo", true) : b;
+    }
+
+    /** The snapshot paths where a run of this mix ("bull4j -> bullmq", ...) is documented to differ. */
+    Set<String> knownDifferences(String mix) {
+        Set<String> paths = new TreeSet<>();
+        for (JsonNode k : known) {
+            for (JsonNode m : k.path("mixes")) {
+                if (m.asText().equals(mix)) {
+                    k.path("paths").forEach(p -> paths.add(p.asText()));
+                }
+            }
+        }
+        return paths;
     }
 
     @Override

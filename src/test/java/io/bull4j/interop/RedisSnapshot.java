@@ -78,21 +78,21 @@ final class RedisSnapshot {
         return s.out;
     }
 
-    /** The differences of two snapshots, one line per path, naming both values; empty when equal. */
-    static List<String> diff(Map<String, String> expected, Map<String, String> actual, String expectedName,
-                             String actualName) {
+    /** The differences of two snapshots by path, each naming both values; empty when equal. */
+    static TreeMap<String, String> diff(Map<String, String> expected, Map<String, String> actual,
+                                        String expectedName, String actualName) {
         TreeSet<String> paths = new TreeSet<>(expected.keySet());
         paths.addAll(actual.keySet());
-        List<String> lines = new ArrayList<>();
+        TreeMap<String, String> out = new TreeMap<>();
         for (String p : paths) {
             String e = expected.get(p);
             String a = actual.get(p);
             if (e == null || !e.equals(a)) {
-                lines.add(p + "\n      " + expectedName + ": " + (e == null ? "(absent)" : e)
+                out.put(p, p + "\n      " + expectedName + ": " + (e == null ? "(absent)" : e)
                         + "\n      " + actualName + ": " + (a == null ? "(absent)" : a));
             }
         }
-        return lines;
+        return out;
     }
 
     private List<byte[]> keys() {
