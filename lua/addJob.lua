@@ -11,6 +11,8 @@
 -- ARGV[1] key base "prefix:queue:"
 -- ARGV[2..] 8 values per job:
 --   custom job id or "", name, timestamp (ms), data (JSON), opts (JSON), delay (ms), priority, "1" for LIFO
+--   (opts is stored as Redis's cjson writes it, as BullMQ's add stores it: same key order for the same keys given
+--   in the same order, "/" escaped, numbers with 14 significant digits)
 -- Returns {jobId, created, jobId, created, ...}: created is 0 when a job with that custom id already existed.
 --@include queueState
 --@include readyJob
@@ -45,8 +47,8 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
     return jobId, 0
   end
   local jobKey = base .. jobId
-  redis.call("HSET", jobKey, "name", name, "data", data, "opts", opts, "timestamp", timestamp,
-    "delay", delay, "priority", priority)
+  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(cjson.decode(opts)),
+    "timestamp", timestamp, "delay", delay, "priority", priority)
   redis.call("XADD", KEYS[8], "*", "event", "added", "jobId", jobId, "name", name)
   local delayMs = tonumber(delay)
   if delayMs > 0 then

@@ -19,7 +19,7 @@
 -- ARGV[6] return value (JSON) or failed reason (plain text)
 -- ARGV[7] stacktrace (JSON array), or "" to leave as is
 -- ARGV[8] keep count (-1 keeps all, 0 removes the job at once)
--- ARGV[9] keep age (ms, 0 = any age)
+-- ARGV[9] keep age (ms, -1 = any age; 0 removes every finished job, this one too, as in BullMQ)
 -- ARGV[10] attempts allowed (for retries-exhausted)
 -- ARGV[11] "1" to take the next job
 -- ARGV[12] token for the next job
@@ -82,7 +82,7 @@ else
     redis.call("HSET", jobKey, "stacktrace", ARGV[7])
   end
   -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
-  if keepAge > 0 then
+  if keepAge >= 0 then
     local old = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", now - keepAge, "LIMIT", 0, 1000)
     for _, id in ipairs(old) do
       removeJobKeys(base .. id)

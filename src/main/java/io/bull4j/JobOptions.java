@@ -94,6 +94,12 @@ public final class JobOptions {
     public Duration delay() { return delay == null ? Duration.ZERO : delay; }
     public int priority() { return priority == null ? 0 : priority; }
     public boolean lifo() { return lifo != null && lifo; }
+    /** Whether delay was set (even to zero): set options are stored in the job's options, as BullMQ does. */
+    public boolean hasDelay() { return delay != null; }
+    /** Whether priority was set (even to 0). */
+    public boolean hasPriority() { return priority != null; }
+    /** Whether lifo was set (even to false). */
+    public boolean hasLifo() { return lifo != null; }
     /** Attempts in all, as stored; 0 (the default) and 1 both mean a single try. */
     public int attempts() { return attempts == null ? 0 : attempts; }
     /** null when failures are not retried with a wait. */

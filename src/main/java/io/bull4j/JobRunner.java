@@ -269,7 +269,7 @@ final class JobRunner {
         r.completed = completed;
         r.value = value;
         r.keepCount = keep.count();
-        r.keepAgeMs = keep.age() == null ? 0 : keep.age().toMillis();
+        r.keepAgeMs = keep.age() == null ? -1 : keep.age().toMillis();
         r.attempts = job.opts().attempts();
         r.lockMs = opts.lockDuration().toMillis();
         r.workerName = opts.name();

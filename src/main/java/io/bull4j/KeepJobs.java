@@ -4,50 +4,74 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How many finished jobs to keep, for {@code removeOnComplete} and {@code removeOnFail}: {@link #all()},
- * {@link #none()} (remove at once), {@link #count(int)} newest, or those younger than {@link #age(Duration)}.
- * Trimming happens when a job finishes, as in BullMQ. Immutable and thread-safe.
+ * How many finished jobs to keep, for {@code removeOnComplete} and {@code removeOnFail}, in each of BullMQ's forms:
+ * {@link #all()} ({@code false}), {@link #none()} ({@code true}: remove at once), {@link #count(int)} (a number: the
+ * newest n), and the object {@code {count, age}} ({@link #age(Duration)}, {@link #of(Integer, Duration)}). The form
+ * is kept, so a job's stored options read as BullMQ stores the same choice. Trimming happens when a job finishes,
+ * as in BullMQ. Immutable and thread-safe.
+ *
+ * <p>As in BullMQ, a count of 0 removes the job at once, a negative count keeps all, and an age of 0 keeps no
+ * finished job of that state (this one included) once the job finishes.
  */
 public final class KeepJobs {
-    private static final KeepJobs ALL = new KeepJobs(-1, null);
-    private static final KeepJobs NONE = new KeepJobs(0, null);
+    /** How the option is written in a job's options, as in BullMQ: {@code true}/{@code false}, n, {@code {count, age}}. */
+    public enum Form { BOOLEAN, NUMBER, OBJECT }
 
-    private final int count;        // -1 = unbounded
+    private static final KeepJobs ALL = new KeepJobs(Form.BOOLEAN, -1, null);
+    private static final KeepJobs NONE = new KeepJobs(Form.BOOLEAN, 0, null);
+
+    private final Form form;
+    private final Integer count;    // null = no count limit (only in the object form)
     private final Duration age;     // null = any age
 
-    private KeepJobs(int count, Duration age) {
+    private KeepJobs(Form form, Integer count, Duration age) {
+        this.form = form;
         this.count = count;
         this.age = age;
     }
 
+    /** Keeps every finished job ({@code false}). */
     public static KeepJobs all() {
         return ALL;
     }
 
+    /** Removes the job as soon as it finishes ({@code true}). */
     public static KeepJobs none() {
         return NONE;
     }
 
+    /** The newest {@code count} finished jobs (a number); 0 removes the job at once, a negative count keeps all. */
     public static KeepJobs count(int count) {
-        ValidationException.check(count >= 0, "keepJobs.count", "must be >= 0 (was " + count + ")");
-        return count == 0 ? NONE : new KeepJobs(count, null);
+        return new KeepJobs(Form.NUMBER, count, null);
     }
 
+    /** Jobs that finished less than {@code age} ago ({@code {age}}, in seconds); zero or positive. */
     public static KeepJobs age(Duration age) {
-        ValidationException.check(age != null && !age.isNegative() && !age.isZero(), "keepJobs.age",
-                "must be positive (was " + age + ")");
-        return new KeepJobs(-1, age);
+        return new KeepJobs(Form.OBJECT, null, checkAge(age));
     }
 
-    /** Keeps jobs younger than {@code age}, and at most {@code count} of them. */
+    /**
+     * BullMQ's object form {@code {count, age}}; either may be null (no limit of that kind; both null is {@code {}},
+     * which keeps all). {@code of(5, null)} is stored as {@code {"count":5}}, where {@link #count(int)} stores 5.
+     */
+    public static KeepJobs of(Integer count, Duration age) {
+        return new KeepJobs(Form.OBJECT, count, age == null ? null : checkAge(age));
+    }
+
+    private static Duration checkAge(Duration age) {
+        ValidationException.check(age != null && !age.isNegative(), "keepJobs.age",
+                "must be zero or positive (was " + age + ")");
+        return age;
+    }
+
+    /** Keeps jobs younger than this age, and at most {@code count} of them ({@code {age, count}}). */
     public KeepJobs andCount(int count) {
-        ValidationException.check(count >= 0, "keepJobs.count", "must be >= 0 (was " + count + ")");
-        return new KeepJobs(count, age);
+        return new KeepJobs(Form.OBJECT, count, age);
     }
 
-    /** -1 when unbounded. */
+    /** The newest jobs kept: 0 removes the job at once, -1 (or any negative) when unbounded. */
     public int count() {
-        return count;
+        return count == null ? -1 : count;
     }
 
     /** null when any age is kept. */
@@ -55,18 +79,34 @@ public final class KeepJobs {
         return age;
     }
 
+    /** The form the option is stored in. */
+    public Form form() {
+        return form;
+    }
+
+    /** False only for the object form without a count ({@code {}} or {@code {age}}). */
+    public boolean hasCount() {
+        return count != null;
+    }
+
     @Override
     public boolean equals(Object o) {
-        return o instanceof KeepJobs && ((KeepJobs) o).count == count && Objects.equals(((KeepJobs) o).age, age);
+        if (!(o instanceof KeepJobs)) return false;
+        KeepJobs k = (KeepJobs) o;
+        return k.form == form && Objects.equals(k.count, count) && Objects.equals(k.age, age);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(count, age);
+        return Objects.hash(form, count, age);
     }
 
     @Override
     public String toString() {
-        return this == ALL ? "KeepJobs{all}" : "KeepJobs{count=" + count + (age != null ? ", age=" + age : "") + "}";
+        if (this == ALL || this.equals(ALL)) return "KeepJobs{all}";
+        if (this.equals(NONE)) return "KeepJobs{none}";
+        if (form == Form.NUMBER) return "KeepJobs{count=" + count + "}";
+        return "KeepJobs{" + (count != null ? "count=" + count : "") + (count != null && age != null ? ", " : "")
+                + (age != null ? "age=" + age : "") + "}";
     }
 }

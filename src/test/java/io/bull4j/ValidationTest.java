@@ -53,8 +53,8 @@ class ValidationTest {
         rejects("sizeLimit", () -> JobOptions.builder().sizeLimit(0));
         rejects("backoff.jitter", () -> Backoff.fixed(Duration.ofSeconds(1)).withJitter(1.5));
         rejects("backoff.delay", () -> Backoff.exponential(Duration.ofSeconds(-1)));
-        rejects("keepJobs.count", () -> KeepJobs.count(-2));
-        rejects("keepJobs.age", () -> KeepJobs.age(Duration.ZERO));
+        rejects("keepJobs.age", () -> KeepJobs.age(Duration.ofSeconds(-1)));
+        rejects("keepJobs.age", () -> KeepJobs.of(1, Duration.ofMillis(-1)));
     }
 
     @Test

@@ -46,6 +46,36 @@ class WorkerRemoveOnTest {
         }
     }
 
+    /**
+     * BullMQ's other forms: the number 0 removes at once, a negative number keeps all, {count: n} trims like the
+     * number n, and each is stored in the form it was given.
+     */
+    @Test
+    void zeroNegativeAndObjectCountsActAsInBullmq() throws Exception {
+        String q = queueName("rmforms");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job zero = queue.add("ok-zero", Map.of(), JobOptions.builder().removeOnComplete(KeepJobs.count(0)).build());
+            Job negative = queue.add("bad-neg", Map.of(), JobOptions.builder().removeOnFail(KeepJobs.count(-3)).build());
+            List<String> objects = new java.util.ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+                objects.add(queue.add("ok" + i, Map.of(), JobOptions.builder().removeOnComplete(KeepJobs.of(1, null))
+                        .build()).id());
+            }
+            assertEquals("0", json(hash(q, zero.id()).get("opts")).get("removeOnComplete").toString());
+            assertEquals("-3", json(hash(q, negative.id()).get("opts")).get("removeOnFail").toString());
+            assertEquals("{\"count\":1}", json(hash(q, objects.get(0)).get("opts")).get("removeOnComplete").toString());
+            Worker worker = new Worker(q, BY_NAME, workerOptions().clock(new TickingClock()).build());
+            try {
+                eventually(WAIT, () -> events(q, "completed", objects.get(2)).size() == 1, "all finished");
+            } finally {
+                worker.close();
+            }
+            assertEquals(0, redis().exists(key(q, zero.id())), "count 0 removes the job at once");
+            assertEquals(List.of(negative.id()), redis().zrange(key(q, "failed"), 0, -1), "a negative count keeps");
+            assertEquals(List.of(objects.get(2)), redis().zrange(key(q, "completed"), 0, -1), "{count: 1} trims");
+        }
+    }
+
     @Test
     void countKeepsOnlyTheNewest() throws Exception {
         String q = queueName("rmcount");

@@ -21,12 +21,17 @@ public final class OptionsCodec {
     private OptionsCodec() {
     }
 
+    /**
+     * The options as JSON. Options set explicitly are written even when they hold the default value (a
+     * {@code priority(0)} is stored as {@code "priority":0}), as BullMQ writes every option its caller passed. The
+     * add script re-encodes this text with Redis's cjson, as BullMQ's does, so the stored bytes are BullMQ's.
+     */
     public static String write(JobOptions o) {
         ObjectNode n = Json.DEFAULT.createObjectNode();
         n.put("attempts", o.attempts());
-        if (!o.delay().isZero()) n.put("delay", o.delay().toMillis());
-        if (o.priority() > 0) n.put("priority", o.priority());
-        if (o.lifo()) n.put("lifo", true);
+        if (o.hasDelay()) n.put("delay", o.delay().toMillis());
+        if (o.hasPriority()) n.put("priority", o.priority());
+        if (o.hasLifo()) n.put("lifo", o.lifo());
         if (o.jobId() != null) n.put("jobId", o.jobId());
         if (o.timestamp() != null) n.put("timestamp", o.timestamp().toEpochMilli());
         if (o.backoff() != null) {
@@ -43,18 +48,25 @@ public final class OptionsCodec {
         return n.toString();
     }
 
+    /** In the form the caller chose, as BullMQ stores it: true, false, a number or {age, count}. */
     private static JsonNode keep(KeepJobs k) {
-        if (k.equals(KeepJobs.none())) return Json.DEFAULT.getNodeFactory().booleanNode(true);
-        if (k.equals(KeepJobs.all())) return Json.DEFAULT.getNodeFactory().booleanNode(false);
-        if (k.age() == null) return Json.DEFAULT.getNodeFactory().numberNode(k.count());
-        ObjectNode n = Json.DEFAULT.createObjectNode();
-        long millis = k.age().toMillis();
-        // BullMQ's age is in seconds and may be fractional; a truncated 0 would make a Node worker remove every
-        // finished job, this one included
-        if (millis % 1000 == 0) n.put("age", millis / 1000);
-        else n.put("age", millis / 1000.0);
-        if (k.count() >= 0) n.put("count", k.count());
-        return n;
+        switch (k.form()) {
+            case BOOLEAN:
+                return Json.DEFAULT.getNodeFactory().booleanNode(k.count() == 0);
+            case NUMBER:
+                return Json.DEFAULT.getNodeFactory().numberNode(k.count());
+            default:
+                ObjectNode n = Json.DEFAULT.createObjectNode();
+                if (k.age() != null) {
+                    long millis = k.age().toMillis();
+                    // BullMQ's age is in seconds and may be fractional; a truncated 0 would make a Node worker
+                    // remove every finished job, this one included
+                    if (millis % 1000 == 0) n.put("age", millis / 1000);
+                    else n.put("age", millis / 1000.0);
+                }
+                if (k.hasCount()) n.put("count", k.count());
+                return n;
+        }
     }
 
     /**
@@ -138,17 +150,16 @@ public final class OptionsCodec {
         }
     }
 
+    /** Keeps the stored form, so that a job re-added or shown by bull4j reads as it was stored. */
     private static KeepJobs keep(JsonNode n) {
         if (n == null || n.isNull()) return null;
         if (n.isBoolean()) return n.asBoolean() ? KeepJobs.none() : KeepJobs.all();
-        if (n.isNumber()) return n.asInt() < 0 ? KeepJobs.all() : KeepJobs.count(n.asInt());
+        if (n.isNumber()) return KeepJobs.count(n.asInt());
         if (n.isObject()) {
             // age: seconds, possibly fractional (0.5 is half a second); kept to the millisecond
-            long ageMillis = n.hasNonNull("age") ? Math.round(n.get("age").asDouble() * 1000) : 0;
-            int count = n.hasNonNull("count") ? n.get("count").asInt() : -1;
-            if (ageMillis <= 0) return count < 0 ? KeepJobs.all() : KeepJobs.count(count);
-            KeepJobs k = KeepJobs.age(Duration.ofMillis(ageMillis));
-            return count < 0 ? k : k.andCount(count);
+            Duration age = n.hasNonNull("age") ? Duration.ofMillis(Math.round(n.get("age").asDouble() * 1000)) : null;
+            Integer count = n.hasNonNull("count") ? n.get("count").asInt() : null;
+            return KeepJobs.of(count, age);
         }
         return null;
     }

@@ -24,7 +24,8 @@ public final class MoveToFinished {
         /** JSON array, or null to leave the stored one. */
         public String stacktrace;
         public int keepCount = -1;
-        public long keepAgeMs;
+        /** -1: any age. */
+        public long keepAgeMs = -1;
         public int attempts;
         public String nextToken;
         public long lockMs;
