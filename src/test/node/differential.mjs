@@ -2,8 +2,8 @@
 // io.bull4j.interop.DifferentialTest. The Java test decides which side runs each step; this process runs the
 // steps it is handed, one at a time, so that one Node process serves every run of the test class.
 // Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
-// <file> on queue <queue> of the Redis at <url>. Answers one stdout line per command: {done: step} or
-// {step, error}. Everything else goes to stderr. The process ends when stdin closes.
+// <file> on queue <queue> of the Redis at <url>; or {url, queue, read: [jobIds]}: read the queue through bullmq's
+// API. Answers one stdout line per command: {done: step}, {read: {counts, states}} or {step, error}. Everything else goes to stderr. The process ends when stdin closes.
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -98,6 +98,20 @@ async function runStep(cmd) {
   }
 }
 
+// How bullmq's API reads the queue: its job counts by state, and the state of each job id given.
+async function read(cmd) {
+  return withQueue(cmd, async (queue) => {
+    const states = {};
+    for (const id of cmd.read) {
+      states[id] = await queue.getJobState(id);
+    }
+    // every state bullmq counts, 'paused' included (its default list leaves that one out)
+    const counts = await queue.getJobCounts('active', 'completed', 'delayed', 'failed', 'paused', 'prioritized',
+      'waiting', 'waiting-children');
+    return { counts, states };
+  });
+}
+
 // Commands run strictly one after another, in arrival order.
 let chain = Promise.resolve();
 const lines = createInterface({ input: process.stdin });
@@ -108,6 +122,10 @@ lines.on('line', (line) => {
   chain = chain.then(async () => {
     const cmd = JSON.parse(line);
     try {
+      if (cmd.read) {
+        out({ read: await read(cmd) });
+        return;
+      }
       await runStep(cmd);
       out({ done: cmd.step });
     } catch (err) {

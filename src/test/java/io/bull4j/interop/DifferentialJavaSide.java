@@ -6,6 +6,7 @@ import io.bull4j.BulkJob;
 import io.bull4j.Bull4jConnection;
 import io.bull4j.Job;
 import io.bull4j.JobOptions;
+import io.bull4j.JobState;
 import io.bull4j.KeepJobs;
 import io.bull4j.Queue;
 import io.bull4j.QueueOptions;
@@ -19,9 +20,11 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Runs the steps of a {@link DifferentialScenario} with bull4j, the way a Java user would write them. */
 final class DifferentialJavaSide {
@@ -65,6 +68,22 @@ final class DifferentialJavaSide {
             case "work" -> work(s, queueName, step.get("finals").asInt());
             default -> throw new IllegalArgumentException(s.name() + ": unknown step " + s.kind(i));
         }
+    }
+
+    /** How bull4j's API reads the queue: counts by state (BullMQ's names), and each job's state ("unknown": none). */
+    Map<String, String> read(String queueName, List<String> jobIds) {
+        Map<String, String> out = new TreeMap<>();
+        try (Queue q = queue(queueName)) {
+            Map<String, Long> counts = new TreeMap<>();
+            List<JobState> states = Arrays.stream(JobState.values()).filter(st -> st != JobState.UNKNOWN).toList();
+            q.getJobCounts(states.toArray(new JobState[0])).forEach((state, n) -> counts.put(state.wireName(), n));
+            out.put("counts", counts.toString());
+            for (String id : jobIds) {
+                Job job = q.getJob(id);
+                out.put("state " + id, job == null ? "unknown" : job.getState().wireName());
+            }
+        }
+        return out;
     }
 
     private Queue queue(String name) {
@@ -161,10 +180,9 @@ final class DifferentialJavaSide {
         if (v.isNumber()) {
             return KeepJobs.count(v.asInt());
         }
-        if (v.has("age")) {
-            KeepJobs k = KeepJobs.age(Duration.ofMillis(Math.round(v.get("age").asDouble() * 1000)));
-            return v.has("count") ? k.andCount(v.get("count").asInt()) : k;
-        }
-        return KeepJobs.count(v.get("count").asInt());
+        // the object form {count, age}: age in seconds, possibly fractional
+        Integer count = v.has("count") ? v.get("count").asInt() : null;
+        Duration age = v.has("age") ? Duration.ofMillis(Math.round(v.get("age").asDouble() * 1000)) : null;
+        return KeepJobs.of(count, age);
     }
 }

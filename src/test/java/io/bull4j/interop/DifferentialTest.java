@@ -1,6 +1,7 @@
 package io.bull4j.interop;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bull4j.Bull4jConnection;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.TestFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.Map;
 import java.util.TreeMap;
@@ -38,6 +40,8 @@ class DifferentialTest {
     private static final String QUEUE = "diff";
     private static final Duration STEP = Duration.ofSeconds(45);
     private static final int CONTROL_RUNS = 3;
+    private static final String BULLMQ_READS = "api read by bullmq: ";
+    private static final String BULL4J_READS = "api read by bull4j: ";
 
     private static RedisTestServer server;
     private static RedisClient bytesClient;
@@ -83,6 +87,7 @@ class DifferentialTest {
         String only = System.getProperty("differential.only", "");
         return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only)).map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
                 DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
+                DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does", () -> readsAgree(s)),
                 DynamicTest.dynamicTest("bull4j producer, bullmq worker", () -> compare(s, Side.JAVA, Side.NODE)),
                 DynamicTest.dynamicTest("bullmq producer, bull4j worker", () -> compare(s, Side.NODE, Side.JAVA)),
                 DynamicTest.dynamicTest("bull4j alone", () -> compare(s, Side.JAVA, Side.JAVA)))));
@@ -100,6 +105,10 @@ class DifferentialTest {
             }
         }
         controls.put(s.name(), first);
+        if (Boolean.getBoolean("differential.print")) { // -Ddifferential.print=true shows what is compared
+            System.out.println("== " + s.name());
+            first.forEach((path, value) -> System.out.println(path + " = " + value));
+        }
     }
 
     private static void compare(DifferentialScenario s, Side producer, Side worker) throws Exception {
@@ -127,7 +136,57 @@ class DifferentialTest {
                 runOnNode(s, i);
             }
         }
-        return RedisSnapshot.take(bytes.sync(), start, System.currentTimeMillis());
+        TreeMap<String, String> snapshot = RedisSnapshot.take(bytes.sync(), start, System.currentTimeMillis());
+        // after the snapshot: opening a Queue may write the queue's meta
+        List<String> ids = jobIds(snapshot);
+        readOnNode(ids).forEach((k, v) -> snapshot.put(BULLMQ_READS + k, v));
+        java.read(QUEUE, ids).forEach((k, v) -> snapshot.put(BULL4J_READS + k, v));
+        return snapshot;
+    }
+
+    /** Both APIs read the control's state (made by bullmq alone) alike: counts by state, each job's state. */
+    private static void readsAgree(DifferentialScenario s) {
+        TreeMap<String, String> control = controls.get(s.name());
+        assertNotNull(control, s.name() + ": no trusted control run (see its control test)");
+        Map<String, String> bullmq = new TreeMap<>();
+        Map<String, String> bull4j = new TreeMap<>();
+        control.forEach((path, value) -> {
+            if (path.startsWith(BULLMQ_READS)) {
+                bullmq.put(path.substring(BULLMQ_READS.length()), value);
+            } else if (path.startsWith(BULL4J_READS)) {
+                bull4j.put(path.substring(BULL4J_READS.length()), value);
+            }
+        });
+        Map<String, String> d = RedisSnapshot.diff(bullmq, bull4j, "bullmq reads", "bull4j reads");
+        if (!d.isEmpty()) {
+            fail(s.name() + ": bull4j's API reads bullmq's state differently from bullmq's API:\n  "
+                    + String.join("\n  ", d.values()));
+        }
+    }
+
+    /** The ids of the jobs whose hash the snapshot holds. */
+    private static List<String> jobIds(Map<String, String> snapshot) {
+        String prefix = "bull:" + QUEUE + ":";
+        return snapshot.keySet().stream()
+                .filter(p -> p.startsWith(prefix) && p.endsWith(" name"))
+                .map(p -> p.substring(prefix.length(), p.length() - " name".length()))
+                .toList();
+    }
+
+    private static Map<String, String> readOnNode(List<String> jobIds) {
+        ObjectNode cmd = InteropKit.JSON.createObjectNode().put("url", server.uri()).put("queue", QUEUE);
+        jobIds.forEach(cmd.putArray("read")::add);
+        node.send(cmd.toString());
+        JsonNode answer = node.awaitLine(STEP);
+        if (!answer.has("read")) {
+            fail("bullmq could not read the queue: " + answer.path("error").asText(answer.toString()));
+        }
+        Map<String, String> out = new TreeMap<>();
+        Map<String, Long> counts = new TreeMap<>();
+        answer.get("read").get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
+        out.put("counts", counts.toString());
+        answer.get("read").get("states").fields().forEachRemaining(e -> out.put("state " + e.getKey(), e.getValue().asText()));
+        return out;
     }
 
     private static void runOnNode(DifferentialScenario s, int i) {
