@@ -18,8 +18,8 @@ import org.junit.jupiter.api.TestFactory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -30,9 +30,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The differential comparison (issue 14): each scenario of {@code src/test/resources/differential} runs with the
  * real bullmq alone (the control, three times, which must agree), then with a bull4j producer and a bullmq
  * worker, a bullmq producer and a bull4j worker, and bull4j alone. Every run starts on an empty Redis; its
- * whole normalized state ({@link RedisSnapshot}) must equal the control's. A scenario may list differences that
- * are documented in docs/compatibility.md ({@link DifferentialScenario#knownDifferences}); then the run must differ
- * at exactly those paths, so that the documented difference neither spreads nor silently goes away. One Redis server and one Node process
+ * whole normalized state ({@link RedisSnapshot}) must equal the control's, and bull4j's API must read the
+ * control's state as bullmq's does.
+ *
+ * <p>A scenario may list differences documented in docs/compatibility.md
+ * ({@link DifferentialScenario#knownDifferences}); a run of that mix must then differ at exactly those paths, so a
+ * documented difference neither spreads nor silently goes away. One Redis server and one Node process
  * ({@code differential.mjs}, fed one step at a time) serve the whole class. JUnit's timeouts do not reach dynamic
  * tests, so every step is bounded itself (a Node answer within {@link #STEP}, a Java work step within 30 s).
  */
@@ -85,12 +88,14 @@ class DifferentialTest {
     Stream<DynamicContainer> scenarios() {
         // -Ddifferential.only=<part of a name> runs the matching scenarios alone (when working on one)
         String only = System.getProperty("differential.only", "");
-        return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only)).map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
-                DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
-                DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does", () -> readsAgree(s)),
-                DynamicTest.dynamicTest("bull4j producer, bullmq worker", () -> compare(s, Side.JAVA, Side.NODE)),
-                DynamicTest.dynamicTest("bullmq producer, bull4j worker", () -> compare(s, Side.NODE, Side.JAVA)),
-                DynamicTest.dynamicTest("bull4j alone", () -> compare(s, Side.JAVA, Side.JAVA)))));
+        return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only))
+                .map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
+                        DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
+                        DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does",
+                                () -> readsAgree(s)),
+                        DynamicTest.dynamicTest("bull4j producer, bullmq worker", () -> compare(s, Side.JAVA, Side.NODE)),
+                        DynamicTest.dynamicTest("bullmq producer, bull4j worker", () -> compare(s, Side.NODE, Side.JAVA)),
+                        DynamicTest.dynamicTest("bull4j alone", () -> compare(s, Side.JAVA, Side.JAVA)))));
     }
 
     /** Runs the control until it agrees with itself; only then is it trusted. */
@@ -114,7 +119,7 @@ class DifferentialTest {
     private static void compare(DifferentialScenario s, Side producer, Side worker) throws Exception {
         TreeMap<String, String> control = controls.get(s.name());
         assertNotNull(control, s.name() + ": no trusted control run (see its control test)");
-        String mix = (producer == Side.JAVA ? "bull4j" : "bullmq") + " -> " + (worker == Side.JAVA ? "bull4j" : "bullmq");
+        String mix = name(producer) + " -> " + name(worker);
         Map<String, String> d = RedisSnapshot.diff(control, run(s, producer, worker), "bullmq", mix);
         Set<String> known = s.knownDifferences(mix);
         if (!d.keySet().equals(known)) {
@@ -122,6 +127,10 @@ class DifferentialTest {
             fail(s.name() + " [" + mix + "]: " + d.size() + " difference(s) from bullmq alone" + expected + ":\n  "
                     + String.join("\n  ", d.values()));
         }
+    }
+
+    private static String name(Side side) {
+        return side == Side.JAVA ? "bull4j" : "bullmq";
     }
 
     /** One run on an empty database: producer steps by {@code producer}, work steps by {@code worker}. */
@@ -183,9 +192,10 @@ class DifferentialTest {
         }
         Map<String, String> out = new TreeMap<>();
         Map<String, Long> counts = new TreeMap<>();
-        answer.get("read").get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
+        JsonNode read = answer.get("read");
+        read.get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
         out.put("counts", counts.toString());
-        answer.get("read").get("states").fields().forEachRemaining(e -> out.put("state " + e.getKey(), e.getValue().asText()));
+        read.get("states").fields().forEachRemaining(e -> out.put("state " + e.getKey(), e.getValue().asText()));
         return out;
     }
 
