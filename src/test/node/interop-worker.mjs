@@ -174,6 +174,8 @@ async function runOp(queue, op) {
     }
     case 'counts':
       return queue.getJobCounts(...(op.types ?? []));
+    case 'count':
+      return queue.count();
     case 'getJobs':
       return (await queue.getJobs(op.types, op.start, op.end, op.asc)).map(jobJson);
     case 'pause':
@@ -190,6 +192,18 @@ async function runOp(queue, op) {
       return queue.obliterate({ force: op.force });
     case 'remove':
       return queue.remove(op.id);
+    case 'changePriority':
+      await (await Job.fromId(queue, op.id)).changePriority({ priority: op.priority, lifo: op.lifo });
+      return true;
+    case 'promote':
+      await (await Job.fromId(queue, op.id)).promote();
+      return true;
+    case 'changeDelay':
+      await (await Job.fromId(queue, op.id)).changeDelay(op.delay);
+      return true;
+    case 'retry':
+      await (await Job.fromId(queue, op.id)).retry(op.state);
+      return true;
     default:
       throw new Error(`unknown op ${op.op}`);
   }

@@ -55,8 +55,10 @@ public final class Queue implements AutoCloseable {
         this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
         try {
-            ctx.await(ctx.redis().hset(keys.meta(), Map.of("opts.maxLenEvents",
-                    Integer.toString(options.maxLenEvents()), "version", "bull4j:" + Version.VALUE)), "HSET meta");
+            if (!options.skipMetasUpdate()) {
+                ctx.await(ctx.redis().hset(keys.meta(), Map.of("opts.maxLenEvents",
+                        Integer.toString(options.maxLenEvents()), "version", "bull4j:" + Version.VALUE)), "HSET meta");
+            }
         } catch (RuntimeException e) {
             if (ownsConnection) {
                 ctx.link.close();
@@ -200,9 +202,9 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * How many jobs each state holds, in the order asked (all states, in BullMQ's order, when none is named).
-     * {@link JobState#WAITING} counts the wait list plus the legacy {@code paused} list of old BullMQ versions.
-     * One Redis call.
+     * How many jobs each state holds, in the order asked (all states but {@link JobState#PAUSED}, in BullMQ's
+     * order, when none is named), as BullMQ's {@code getJobCounts}: {@link JobState#WAITING} counts the wait list,
+     * {@link JobState#PAUSED} the legacy {@code paused} list of old BullMQ versions. One Redis call.
      */
     public Map<JobState, Long> getJobCounts(JobState... states) {
         checkOpen();
@@ -221,8 +223,8 @@ public final class Queue implements AutoCloseable {
      * positions {@code start..end} are taken (Redis index rules: {@code -1} is the last), newest first: the wait
      * and active lists by insertion, sorted sets by descending score (finish time, due time, priority). With
      * {@code asc} the order is reversed. Jobs removed meanwhile are skipped and a bounded page is refilled from
-     * the jobs after it, as in BullMQ. {@link JobState#WAITING} also lists the legacy {@code paused} list of old
-     * BullMQ versions, with its own range. One Redis call.
+     * the jobs after it, as in BullMQ. {@link JobState#PAUSED} lists the legacy {@code paused} list of old BullMQ
+     * versions (not listed when no state is named, as in BullMQ). One Redis call.
      */
     public List<Job> getJobs(Set<JobState> states, long start, long end, boolean asc) {
         checkOpen();
@@ -284,7 +286,8 @@ public final class Queue implements AutoCloseable {
     /**
      * Removes the jobs of one state that are older than {@code grace}: finished jobs by their finish time, others
      * by when they last started, else when they were created. Active jobs a worker holds and the pending run of a
-     * job scheduler are kept. {@link JobState#WAITING} cleans the wait list only (not the legacy paused list).
+     * job scheduler are kept. {@link JobState#WAITING} cleans the wait list, {@link JobState#PAUSED} the legacy
+     * paused list.
      * Emits {@code cleaned} with the count for each batch of up to 10000.
      *
      * @param limit at most this many jobs, 0 for no limit

@@ -23,7 +23,7 @@ import java.util.Set;
 
 /** The administration half of {@link Queue}: counts, listings, pause, removal and bulk moves. Stateless. */
 final class QueueAdmin {
-    /** BullMQ's default order for getJobs and getJobCounts when no state is named. */
+    /** BullMQ's default order for getJobs and getJobCounts when no state is named (paused is not among them). */
     static final List<JobState> ALL_STATES = List.of(JobState.ACTIVE, JobState.COMPLETED, JobState.DELAYED,
             JobState.FAILED, JobState.PRIORITIZED, JobState.WAITING, JobState.WAITING_CHILDREN);
     /** Ids per clean call, as BullMQ pages it. */
@@ -115,9 +115,9 @@ final class QueueAdmin {
         return moved;
     }
 
-    /** The state keys a public state covers: waiting is wait plus the legacy paused list. */
+    /** The state key a public state names: waiting is the wait list, paused the legacy paused list. */
     private static List<String> keyNames(JobState s) {
-        return s == JobState.WAITING ? List.of("wait", "paused") : List.of(s.wireName());
+        return s == JobState.WAITING ? List.of("wait") : List.of(s.wireName());
     }
 
     /** The states asked for, in order and once each, or all of them when none is named. */

@@ -22,6 +22,7 @@ public final class QueueOptions {
     private final int maxLenEvents;
     private final ObjectMapper objectMapper;
     private final Clock clock;
+    private final boolean skipMetasUpdate;
 
     private QueueOptions(Builder b) {
         prefix = b.prefix;
@@ -30,6 +31,7 @@ public final class QueueOptions {
         maxLenEvents = b.maxLenEvents;
         objectMapper = b.objectMapper;
         clock = b.clock;
+        skipMetasUpdate = b.skipMetasUpdate;
     }
 
     public static Builder builder() {
@@ -44,6 +46,7 @@ public final class QueueOptions {
         b.maxLenEvents = maxLenEvents;
         b.objectMapper = objectMapper;
         b.clock = clock;
+        b.skipMetasUpdate = skipMetasUpdate;
         return b;
     }
 
@@ -55,24 +58,28 @@ public final class QueueOptions {
     public int maxLenEvents() { return maxLenEvents; }
     public ObjectMapper objectMapper() { return objectMapper; }
     public Clock clock() { return clock; }
+    /** Whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate}). */
+    public boolean skipMetasUpdate() { return skipMetasUpdate; }
 
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof QueueOptions)) return false;
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
-                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock);
+                && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
+                && skipMetasUpdate == x.skipMetasUpdate;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(prefix, defaultJobOptions, maxLenEvents);
+        return Objects.hash(prefix, defaultJobOptions, maxLenEvents, skipMetasUpdate);
     }
 
     @Override
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
-                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents + "}";
+                + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
+                + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
     }
 
     /** Not thread-safe. */
@@ -83,6 +90,7 @@ public final class QueueOptions {
         private int maxLenEvents = DEFAULT_MAX_LEN_EVENTS;
         private ObjectMapper objectMapper = Json.DEFAULT;
         private Clock clock = Clock.systemUTC();
+        private boolean skipMetasUpdate;
 
         private Builder() {
         }
@@ -116,6 +124,17 @@ public final class QueueOptions {
 
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * With {@code true} the queue does not write the {@code meta} hash when it opens: {@code meta.version} and
+         * {@code opts.maxLenEvents} stay as the queue's producers and workers wrote them. For a queue opened only to
+         * read (counts, listings, dashboards, metrics), as BullMQ's {@code skipMetasUpdate}. Adding jobs still
+         * works: the scripts write the stream cap they need when it is missing.
+         */
+        public Builder skipMetasUpdate(boolean skip) {
+            this.skipMetasUpdate = skip;
             return this;
         }
 

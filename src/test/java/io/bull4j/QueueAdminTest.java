@@ -119,13 +119,18 @@ class QueueAdminTest {
                     queue.getJobCounts(JobState.FAILED, JobState.WAITING, JobState.FAILED));
             assertEquals(2 + 2 + 1, queue.count());
 
-            // a job parked in the legacy paused list by an old BullMQ still counts as waiting
+            // a job parked in the legacy paused list by an old BullMQ counts as paused, as BullMQ counts it
             redis().hset(key(q, "legacy"), Map.of("name", "old", "data", "{}", "opts", "{}", "timestamp", "1"));
             redis().lpush(key(q, "paused"), "legacy");
             // and a legacy "0:" delay marker at the tail of wait is not a job
             redis().rpush(key(q, "wait"), "0:123");
-            assertEquals(3L, queue.getJobCounts(JobState.WAITING).get(JobState.WAITING));
-            assertEquals(6, queue.count());
+            assertEquals(Map.of(JobState.WAITING, 2L, JobState.PAUSED, 1L),
+                    queue.getJobCounts(JobState.WAITING, JobState.PAUSED));
+            assertFalse(queue.getJobCounts().containsKey(JobState.PAUSED), "not among the default states");
+            assertEquals(List.of("legacy"), ids(queue.getJobs(JobState.PAUSED)));
+            assertFalse(ids(queue.getJobs(JobState.WAITING)).contains("legacy"));
+            assertEquals(JobState.WAITING, queue.getJob("legacy").getState(), "its state is waiting, as in BullMQ");
+            assertEquals(5, queue.count(), "BullMQ's count() leaves the paused list out");
         }
     }
 

@@ -74,6 +74,18 @@ class InteropDataOrderTest {
     }
 
     @Test
+    void bothProducersShareOnePriorityCounterAndBull4jRunsTheirJobs() throws Exception {
+        String q = queueName("prio-mix-j");
+        addWithNode(q, List.of(new Add("n-p2-1", 2, false)));
+        addWithJava(q, List.of(new Add("j-p2-1", 2, false), new Add("j-p0-1", null, false)));
+        addWithNode(q, List.of(new Add("n-p2-2", 2, false), new Add("n-p1-1", 1, false)));
+        addWithJava(q, List.of(new Add("j-p1-1", 1, false)));
+        assertPrioritizedScores(q);
+        assertEquals("5", redis().get(key(q, "pc")), "one counter, incremented by both sides");
+        assertEquals(List.of("j-p0-1", "n-p1-1", "j-p1-1", "n-p2-1", "j-p2-1", "n-p2-2"), runWithJava(q, 6));
+    }
+
+    @Test
     void bullmqLifoJobsAreRunFirstByBull4j() throws Exception {
         String q = queueName("lifo-n2j");
         addWithNode(q, LIFO);

@@ -21,8 +21,8 @@ import static io.bull4j.interop.InteropKit.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Row 5: removeOnComplete / removeOnFail by count, by age and as true, set by the producer on one side and
- * honoured by the worker on the other. Job ids 1..9 sort as they finish, so Redis' order for equal finish times
+ * Row 5: removeOnComplete / removeOnFail by count, by age and as true (removeOnFail: true too), set by the
+ * producer on one side and honoured by the worker on the other. Job ids 1..9 sort as they finish, so Redis' order for equal finish times
  * (by member) agrees with the finish order and the count trimming is deterministic.
  */
 class InteropDataRetentionTest {
@@ -86,6 +86,43 @@ class InteropDataRetentionTest {
         }
         assertEquals(COUNT.size(), work(q, Map.of("count", COUNT.size())).size());
         assertCountOutcome(q);
+    }
+
+    /** removeOnFail: true (and removeOnComplete: true) set by bullmq, honoured by bull4j's worker. */
+    @Test
+    void removeOnTrueSetByBullmqIsHonouredByBull4j() throws Exception {
+        String q = queueName("rm-true-n2j");
+        node("add", q, List.of(job("bad", BOOM, Map.of("removeOnFail", true)), job("ok", OK,
+                Map.of("removeOnComplete", true)), job("kept", BOOM, Map.of())));
+        InteropDataRun.runUntil(q, 3, SCRIPTED, workerOptions().build());
+        assertRemovedOnTrue(q);
+    }
+
+    /** The same options set by bull4j, honoured by bullmq's worker. */
+    @Test
+    void removeOnTrueSetByBull4jIsHonouredByBullmq() {
+        String q = queueName("rm-true-j2n");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.add("bad", BOOM, JobOptions.builder().removeOnFail(true).build());
+            queue.add("ok", OK, JobOptions.builder().removeOnComplete(true).build());
+            queue.add("kept", BOOM, JobOptions.builder().build());
+        }
+        assertEquals(3, work(q, Map.of("count", 3)).size());
+        assertRemovedOnTrue(q);
+    }
+
+    /** Jobs 1 (failed) and 2 (completed) are gone with their keys, events written; job 3 stays failed. */
+    private static void assertRemovedOnTrue(String q) {
+        assertEquals(0, redis().exists(key(q, "1"), key(q, "1:logs"), key(q, "1:lock"), key(q, "2")));
+        assertEquals(List.of("3"), redis().zrange(key(q, "failed"), 0, -1));
+        assertEquals(0, redis().zcard(key(q, "completed")));
+        assertEquals(1, events(q, "failed", "1").size());
+        assertEquals(1, events(q, "retries-exhausted", "1").size());
+        assertEquals(1, events(q, "completed", "2").size());
+        List<JsonNode> seen = node("getJobs", q, List.of("1", "2", "3"));
+        assertTrue(seen.get(0).path("missing").asBoolean(), seen.get(0)::toString);
+        assertTrue(seen.get(1).path("missing").asBoolean(), seen.get(1)::toString);
+        assertEquals("failed", seen.get(2).get("state").asText());
     }
 
     @Test

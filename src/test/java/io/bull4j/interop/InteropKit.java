@@ -7,6 +7,7 @@ import io.bull4j.Bull4jConnection;
 import io.bull4j.QueueOptions;
 import io.bull4j.WorkerOptions;
 import io.bull4j.internal.codec.Json;
+import io.bull4j.internal.codec.Utf16;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
 import io.bull4j.support.RedisTestServer;
@@ -159,9 +160,10 @@ final class InteropKit {
 
     // ---- JSON ----
 
+    /** As JSON.stringify writes it: lone surrogates escaped, so that they survive a command line. */
     static String write(Object value) {
         try {
-            return JSON.writeValueAsString(value);
+            return Utf16.jsonLikeNode(JSON.writeValueAsString(value));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }

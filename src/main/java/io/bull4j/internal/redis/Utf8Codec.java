@@ -3,22 +3,24 @@ package io.bull4j.internal.redis;
 import io.lettuce.core.codec.StringCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Lettuce's UTF-8 string codec, with an exact size for each argument. Lettuce's own codec only estimates the
- * size of a UTF-8 string, so it encodes every argument into a temporary pooled buffer and copies it; with an
- * exact size it writes straight into the command's buffer. Every script call has 10 to 20 arguments, and that
- * copy was a large part of the Netty I/O thread's time per job.
+ * Lettuce's UTF-8 string codec, with two changes.
  *
- * <p>An unpaired UTF-16 surrogate is written as U+FFFD (bytes EF BF BD), as Node's Buffer writes it for BullMQ,
- * not as Netty's {@code ?}: a log line or failure message then reads the same whichever side stored it.
+ * <p>An exact size for each argument. Lettuce's own codec only estimates the size of a UTF-8 string, so it encodes
+ * every argument into a temporary pooled buffer and copies it; with an exact size it writes straight into the
+ * command's buffer. Every script call has 10 to 20 arguments, and that copy was a large part of the Netty I/O
+ * thread's time per job.
+ *
+ * <p>Lone UTF-16 surrogates survive ({@link Wtf8}): Lettuce writes them as '?', which silently changed a job name
+ * or id; here they take the bytes BullMQ stores for them, and read back as the same Java string.
  */
 final class Utf8Codec extends StringCodec {
     static final Utf8Codec INSTANCE = new Utf8Codec();
-    private static final char REPLACEMENT = '\uFFFD';
 
     private Utf8Codec() {
         super(StandardCharsets.UTF_8);
@@ -30,8 +32,9 @@ final class Utf8Codec extends StringCodec {
             return 0;
         }
         if (value instanceof CharSequence) {
-            // the byte count that ByteBufUtil.writeUtf8, which StringCodec writes with, will produce
-            return ByteBufUtil.utf8Bytes(wellFormed((CharSequence) value));
+            CharSequence s = (CharSequence) value;
+            // the byte count that encode will produce
+            return Wtf8.hasSurrogate(s) ? Wtf8.length(s) : ByteBufUtil.utf8Bytes(s);
         }
         return super.estimateSize(value);
     }
@@ -43,46 +46,55 @@ final class Utf8Codec extends StringCodec {
 
     @Override
     public void encode(String str, ByteBuf target) {
-        super.encode(str == null ? null : wellFormed(str).toString(), target);
+        if (str == null) {
+            return;
+        }
+        if (Wtf8.hasSurrogate(str)) {
+            Wtf8.write(str, target);
+        } else {
+            ByteBufUtil.writeUtf8(target, str);
+        }
     }
 
     @Override
     public ByteBuffer encodeKey(String key) {
-        return super.encodeKey(key == null ? null : wellFormed(key).toString());
+        return bytes(key);
     }
 
     @Override
     public ByteBuffer encodeValue(String value) {
-        return super.encodeValue(value == null ? null : wellFormed(value).toString());
+        return bytes(value);
     }
 
-    /** The text itself when every surrogate is paired (the usual case, no copy), else a copy with U+FFFD for each lone one. */
-    static CharSequence wellFormed(CharSequence s) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    i++;
-                } else {
-                    return replaceLoneSurrogates(s, i);
-                }
-            }
+    private ByteBuffer bytes(String s) {
+        if (s == null) {
+            return ByteBuffer.wrap(new byte[0]);
         }
-        return s;
+        if (!Wtf8.hasSurrogate(s)) {
+            return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+        }
+        ByteBuf buf = Unpooled.buffer(Wtf8.length(s));
+        Wtf8.write(s, buf);
+        return ByteBuffer.wrap(buf.array(), buf.arrayOffset(), buf.readableBytes());
     }
 
-    private static String replaceLoneSurrogates(CharSequence s, int from) {
-        StringBuilder sb = new StringBuilder(s.length()).append(s, 0, from);
-        int n = s.length();
-        for (int i = from; i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                sb.append(c).append(s.charAt(++i));
-            } else {
-                sb.append(Character.isSurrogate(c) ? REPLACEMENT : c);
-            }
+    @Override
+    public String decodeKey(ByteBuffer bytes) {
+        return decodeValue(bytes);
+    }
+
+    /** Standard UTF-8 first (fast); only a text that decoded with U+FFFD in it is decoded again keeping surrogates. */
+    @Override
+    public String decodeValue(ByteBuffer bytes) {
+        if (bytes == null) {
+            return null;
         }
-        return sb.toString();
+        String s = super.decodeValue(bytes.duplicate());
+        if (s.indexOf('\uFFFD') < 0) {
+            return s;
+        }
+        byte[] raw = new byte[bytes.remaining()];
+        bytes.duplicate().get(raw);
+        return Wtf8.decode(raw, 0, raw.length);
     }
 }

@@ -1,5 +1,6 @@
 package io.bull4j.internal.script;
 
+import io.bull4j.internal.codec.Utf16;
 import io.bull4j.internal.keys.QueueKeys;
 import io.lettuce.core.ScriptOutputType;
 
@@ -26,7 +27,9 @@ public final class JobData {
     /** Returns the number of log lines after the append. */
     public static CompletableFuture<Long> addLog(ScriptRunner runner, QueueKeys k, String jobId, String line,
                                                  Integer keepLogs) {
-        return runner.<Long>run(LOG, ScriptOutputType.INTEGER, new String[] {k.job(jobId), k.logs(jobId)}, line,
+        // as BullMQ's job.log sends it: a plain string argument, lone surrogates as U+FFFD
+        return runner.<Long>run(LOG, ScriptOutputType.INTEGER, new String[] {k.job(jobId), k.logs(jobId)},
+                Utf16.replaceLoneSurrogates(line),
                 keepLogs == null ? "" : keepLogs.toString()).thenApply(code -> {
                     ScriptErrors.check(code, k.name(), jobId, "addLog");
                     return code;

@@ -1,5 +1,6 @@
 package io.bull4j.internal.script;
 
+import io.bull4j.internal.codec.Utf16;
 import io.bull4j.internal.keys.QueueKeys;
 import io.lettuce.core.ScriptOutputType;
 
@@ -42,7 +43,9 @@ public final class MoveToFinished {
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, Request r) {
         return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k, r.completed), k.base(), r.jobId,
-                r.token, Long.toString(r.now), r.completed ? "completed" : "failed", r.value,
+                r.token, Long.toString(r.now), r.completed ? "completed" : "failed",
+                // a failed reason goes as BullMQ sends it: a plain string argument, lone surrogates as U+FFFD
+                r.completed ? r.value : Utf16.replaceLoneSurrogates(r.value),
                 r.stacktrace == null ? "" : r.stacktrace, Integer.toString(r.keepCount),
                 Long.toString(r.keepAgeMs), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
                 r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),

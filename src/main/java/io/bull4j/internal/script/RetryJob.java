@@ -1,5 +1,6 @@
 package io.bull4j.internal.script;
 
+import io.bull4j.internal.codec.Utf16;
 import io.bull4j.internal.keys.QueueKeys;
 import io.lettuce.core.ScriptOutputType;
 
@@ -23,7 +24,9 @@ public final class RetryJob {
     /** @param now the time (ms) at which delayed jobs count as due */
     public static CompletableFuture<Void> run(ScriptRunner runner, QueueKeys k, String jobId, String token,
                                               String failedReason, String stacktrace, long now) {
-        return runner.<Long>run(SCRIPT, ScriptOutputType.INTEGER, keys(k), k.base(), jobId, token, failedReason,
+        // as BullMQ's retry sends it: a plain string argument, lone surrogates as U+FFFD
+        return runner.<Long>run(SCRIPT, ScriptOutputType.INTEGER, keys(k), k.base(), jobId, token,
+                Utf16.replaceLoneSurrogates(failedReason),
                 stacktrace == null ? "" : stacktrace, Long.toString(now))
                 .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "retryJob"));
     }
