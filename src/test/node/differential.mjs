@@ -55,27 +55,53 @@ async function behave(behaviours, job, queue) {
   return b.echo ? job.data : (b.returns === undefined ? null : b.returns);
 }
 
-// A worker of concurrency 1 until the stream holds `finals` more final outcomes than at the start, then closed.
-async function work(cmd, scenario, spec) {
+// A worker of concurrency 1 until the stream holds `finals` more final outcomes than at its start, then closed.
+// With `background`, the step ends once the worker runs, and a later awaitWork step waits for it and closes it.
+let background = null;
+
+async function startWorker(cmd, scenario, spec) {
   const redis = new IORedis(cmd.url);
-  return withQueue(cmd, async (queue) => {
-    const start = await finalsSoFar(redis, cmd.queue);
-    const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
-      { concurrency: 1, connection: { url: cmd.url } });
-    worker.on('error', (err) => console.error('worker error:', err));
-    try {
-      const deadline = Date.now() + STEP_TIMEOUT_MS;
-      while ((await finalsSoFar(redis, cmd.queue)) - start < spec.finals) {
-        if (Date.now() > deadline) {
-          throw new Error(`timeout: fewer than ${spec.finals} final outcomes after ${STEP_TIMEOUT_MS} ms`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
+  const start = await finalsSoFar(redis, cmd.queue);
+  const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
+    { concurrency: 1, connection: { url: cmd.url } });
+  worker.on('error', (err) => console.error('worker error:', err));
+  await worker.waitUntilReady();
+  return { cmd, redis, queue, worker, start, finals: spec.finals };
+}
+
+async function finishWorker(w) {
+  try {
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    while ((await finalsSoFar(w.redis, w.cmd.queue)) - w.start < w.finals) {
+      if (Date.now() > deadline) {
+        throw new Error(`timeout: fewer than ${w.finals} final outcomes after ${STEP_TIMEOUT_MS} ms`);
       }
-    } finally {
-      await worker.close();
-      await redis.quit();
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
-  });
+  } finally {
+    await w.worker.close();
+    await w.queue.close();
+    await w.redis.quit();
+  }
+}
+
+async function work(cmd, scenario, spec) {
+  const w = await startWorker(cmd, scenario, spec);
+  if (spec.background) {
+    background = w;
+    return undefined;
+  }
+  return finishWorker(w);
+}
+
+async function awaitWork() {
+  if (!background) {
+    throw new Error('awaitWork without a background work step');
+  }
+  const w = background;
+  background = null;
+  return finishWorker(w);
 }
 
 async function runStep(cmd) {
@@ -93,6 +119,8 @@ async function runStep(cmd) {
       return withQueue(cmd, (q) => q.resume());
     case 'work':
       return work(cmd, scenario, step.work);
+    case 'awaitWork':
+      return awaitWork();
     default:
       throw new Error(`unknown step ${JSON.stringify(step)}`);
   }

@@ -32,6 +32,7 @@ final class DifferentialJavaSide {
 
     private final Bull4jConnection connection;
     private final RedisCommands<String, String> redis;
+    private Running background; // a work step that runs while the next steps do
 
     DifferentialJavaSide(Bull4jConnection connection, RedisCommands<String, String> redis) {
         this.connection = connection;
@@ -65,7 +66,22 @@ final class DifferentialJavaSide {
                     q.resume();
                 }
             }
-            case "work" -> work(s, queueName, step.get("finals").asInt());
+            case "work" -> {
+                Running w = startWorker(s, queueName, step.get("finals").asInt());
+                if (step.path("background").asBoolean()) {
+                    background = w;
+                } else {
+                    w.finish();
+                }
+            }
+            case "awaitWork" -> {
+                if (background == null) {
+                    throw new IllegalStateException(s.name() + ": awaitWork without a background work step");
+                }
+                Running w = background;
+                background = null;
+                w.finish();
+            }
             default -> throw new IllegalArgumentException(s.name() + ": unknown step " + s.kind(i));
         }
     }
@@ -90,13 +106,39 @@ final class DifferentialJavaSide {
         return new Queue(name, QueueOptions.builder().connection(connection).build());
     }
 
-    private void work(DifferentialScenario s, String queueName, int finals) throws Exception {
+    /** A worker of concurrency 1, until the stream holds {@code finals} more final outcomes than at its start. */
+    private Running startWorker(DifferentialScenario s, String queueName, int finals) {
         String events = TestRedis.key(queueName, "events");
         long start = finals(events);
         WorkerOptions opts = WorkerOptions.builder().connection(connection).concurrency(1).build();
-        try (Queue q = queue(queueName); Worker w = new Worker(queueName, job -> behave(s, job, q), opts)) {
-            TestRedis.eventually(STEP_TIMEOUT, () -> finals(events) - start >= finals,
-                    finals + " final outcomes on " + queueName + " in " + s.name());
+        Queue q = queue(queueName);
+        Worker w = new Worker(queueName, job -> behave(s, job, q), opts);
+        return new Running(s.name(), q, w, events, start, finals);
+    }
+
+    /** A running work step; {@link #finish} waits for its outcomes and closes it. */
+    private final class Running {
+        private final String scenario;
+        private final Queue queue;
+        private final Worker worker;
+        private final String events;
+        private final long start;
+        private final int finals;
+
+        Running(String scenario, Queue queue, Worker worker, String events, long start, int finals) {
+            this.scenario = scenario;
+            this.queue = queue;
+            this.worker = worker;
+            this.events = events;
+            this.start = start;
+            this.finals = finals;
+        }
+
+        void finish() throws InterruptedException {
+            try (queue; worker) {
+                TestRedis.eventually(STEP_TIMEOUT, () -> finals(events) - start >= finals,
+                        finals + " final outcomes in " + scenario);
+            }
         }
     }
 

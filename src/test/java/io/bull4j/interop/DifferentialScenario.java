@@ -19,9 +19,11 @@ import java.util.stream.Stream;
  * ({@code src/test/node/differential.mjs}). The file holds:
  * <ul>
  *   <li>{@code steps}: in order, each one of {@code {"add": {name, data, opts}}}, {@code {"addBulk": [jobs]}},
- *       {@code {"pause": {}}}, {@code {"resume": {}}} (producer steps) or {@code {"work": {"finals": n}}} (a worker
+ *       {@code {"pause": {}}}, {@code {"resume": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
  *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
- *       events, then is closed).</li>
+ *       events, then is closed), or with {@code "background": true} a worker that keeps running while the next
+ *       steps do, until an {@code {"awaitWork": {}}} step (worker steps); {@code {"awaitEvent": {"event": e,
+ *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active).</li>
  *   <li>{@code worker}: what a job does, by job name ({@code "*"} for the others; none: echo). Each behaviour may
  *       have {@code holdMs} (the attempt takes that long, so delayed jobs fall due meanwhile), {@code progress}
  *       (values reported in order), {@code logs} (lines logged in order), {@code pauseQueue} (pauses the queue),

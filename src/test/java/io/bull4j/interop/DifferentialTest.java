@@ -6,7 +6,10 @@ import io.bull4j.Bull4jConnection;
 import io.bull4j.support.NodeBullmq;
 import io.bull4j.support.NodeProcess;
 import io.bull4j.support.RedisTestServer;
+import io.bull4j.support.TestRedis;
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import org.junit.jupiter.api.AfterAll;
@@ -138,8 +141,11 @@ class DifferentialTest {
         bytes.sync().flushall();
         long start = System.currentTimeMillis();
         for (int i = 0; i < s.stepCount(); i++) {
-            Side side = s.kind(i).equals("work") ? worker : producer;
-            if (side == Side.JAVA) {
+            String kind = s.kind(i);
+            Side side = kind.equals("work") || kind.equals("awaitWork") ? worker : producer;
+            if (kind.equals("awaitEvent")) {
+                awaitEvent(s, s.step(i));
+            } else if (side == Side.JAVA) {
                 java.run(s, i, QUEUE);
             } else {
                 runOnNode(s, i);
@@ -151,6 +157,16 @@ class DifferentialTest {
         readOnNode(ids).forEach((k, v) -> snapshot.put(BULLMQ_READS + k, v));
         java.read(QUEUE, ids).forEach((k, v) -> snapshot.put(BULL4J_READS + k, v));
         return snapshot;
+    }
+
+    /** Waits (bounded) until the events stream holds the event {@code {event, jobId}}: a point in the run. */
+    private static void awaitEvent(DifferentialScenario s, JsonNode step) throws InterruptedException {
+        String event = step.get("event").asText();
+        String jobId = step.path("jobId").asText(null);
+        TestRedis.eventually(STEP, () -> server.sync().xrange(TestRedis.key(QUEUE, "events"), Range.create("-", "+"))
+                .stream().map(StreamMessage::getBody)
+                .anyMatch(e -> event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))),
+                s.name() + ": event " + step);
     }
 
     /** Both APIs read the control's state (made by bullmq alone) alike: counts by state, each job's state. */
