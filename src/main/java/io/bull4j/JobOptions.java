@@ -173,6 +173,7 @@ public final class JobOptions {
             return this;
         }
 
+        /** Set options are stored in the job's options even at their default (as BullMQ stores what it is given). */
         public Builder delay(Duration delay) {
             ValidationException.check(delay != null && !delay.isNegative(), "delay",
                     "must be zero or positive (was " + delay + ")");

@@ -103,7 +103,7 @@ public final class KeepJobs {
 
     @Override
     public String toString() {
-        if (this == ALL || this.equals(ALL)) return "KeepJobs{all}";
+        if (this.equals(ALL)) return "KeepJobs{all}";
         if (this.equals(NONE)) return "KeepJobs{none}";
         if (form == Form.NUMBER) return "KeepJobs{count=" + count + "}";
         return "KeepJobs{" + (count != null ? "count=" + count : "") + (count != null && age != null ? ", " : "")
