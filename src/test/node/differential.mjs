@@ -2,8 +2,9 @@
 // io.bull4j.interop.DifferentialTest. The Java test decides which side runs each step; this process runs the
 // steps it is handed, one at a time, so that one Node process serves every run of the test class.
 // Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
-// <file> on queue <queue> of the Redis at <url>; or {url, queue, read: [jobIds]}: read the queue through bullmq's
-// API. Answers one stdout line per command: {done: step}, {read: {counts, states}} or {step, error}. Everything else goes to stderr. The process ends when stdin closes.
+// <file> on queue <queue> of the Redis at <url>; {url, queue, read: [jobIds]}: read the queue through bullmq's
+// API; {finish: true}: wait for a background worker still running and close it. Answers one stdout line per
+// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. Everything else goes to stderr. The process ends when stdin closes.
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -152,6 +153,13 @@ lines.on('line', (line) => {
     try {
       if (cmd.read) {
         out({ read: await read(cmd) });
+        return;
+      }
+      if (cmd.finish) { // a run that ended with its worker still running (to see a job active)
+        if (background) {
+          await awaitWork();
+        }
+        out({ finished: true });
         return;
       }
       await runStep(cmd);

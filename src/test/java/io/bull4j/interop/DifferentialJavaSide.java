@@ -86,6 +86,15 @@ final class DifferentialJavaSide {
         }
     }
 
+    /** Waits for a background worker that a run left running (to see a job active) and closes it. */
+    void finishBackground() throws InterruptedException {
+        if (background != null) {
+            Running w = background;
+            background = null;
+            w.finish();
+        }
+    }
+
     /** How bull4j's API reads the queue: counts by state (BullMQ's names), and each job's state ("unknown": none). */
     Map<String, String> read(String queueName, List<String> jobIds) {
         Map<String, String> out = new TreeMap<>();

@@ -156,6 +156,15 @@ class DifferentialTest {
         List<String> ids = jobIds(snapshot);
         readOnNode(ids).forEach((k, v) -> snapshot.put(BULLMQ_READS + k, v));
         java.read(QUEUE, ids).forEach((k, v) -> snapshot.put(BULL4J_READS + k, v));
+        if (worker == Side.JAVA) {
+            java.finishBackground();
+        } else {
+            node.send(InteropKit.JSON.createObjectNode().put("finish", true).toString());
+            JsonNode answer = node.awaitLine(STEP);
+            if (!answer.has("finished")) {
+                fail(s.name() + ": bullmq's worker did not finish: " + answer.path("error").asText(answer.toString()));
+            }
+        }
         return snapshot;
     }
 

@@ -142,6 +142,14 @@ final class RedisSnapshot {
                     out.put(key, "zset " + items);
                 }
             }
+            case "set" -> {
+                List<String> items = new ArrayList<>();
+                for (byte[] v : redis.smembers(keyBytes)) {
+                    items.add(text(v));
+                }
+                Collections.sort(items);
+                out.put(key, "set " + items);
+            }
             case "stream" -> stream(key, keyBytes);
             default -> out.put(key, type);
         }
