@@ -31,7 +31,9 @@ import java.util.stream.Stream;
  *       {@code unrecoverable} (throw BullMQ's UnrecoverableError / bull4j's UnrecoverableException), and
  *       {@code echo} (return the data) or {@code returns} (return that value; absent: null).</li>
  * </ul>
- * A scenario leaves nothing ready when a work step ends (or the worker would take more jobs than it counts).
+ * A scenario leaves nothing ready when a work step ends (or the worker would take more jobs than it counts). A
+ * scenario that ends with a background worker still running is read as it is (a job active), and the worker is
+ * finished after the reads. {@code about} says what the scenario is for.
  * {@code knownDifferences} lists documented differences: {@code [{"mixes": ["bull4j -> bullmq", ...],
  * "paths": [snapshot paths], "why": "..."}]}.
  */
