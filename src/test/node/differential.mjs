@@ -8,7 +8,7 @@
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Queue, Worker, UnrecoverableError } from 'bullmq';
+import { Queue, Worker, Job, UnrecoverableError } from 'bullmq';
 import IORedis from 'ioredis';
 
 const STEP_TIMEOUT_MS = 30_000;
@@ -105,6 +105,21 @@ async function awaitWork() {
   return finishWorker(w);
 }
 
+// One operation on one job: {id, op: promote | retry | remove | changePriority (priority) | changeDelay (delay)}.
+async function jobOp(job, spec) {
+  if (!job) {
+    throw new Error(`no job ${spec.id}`);
+  }
+  switch (spec.op) {
+    case 'promote': return job.promote();
+    case 'retry': return job.retry('failed');
+    case 'remove': return job.remove();
+    case 'changePriority': return job.changePriority({ priority: spec.priority });
+    case 'changeDelay': return job.changeDelay(spec.delay);
+    default: throw new Error(`unknown job op ${spec.op}`);
+  }
+}
+
 async function runStep(cmd) {
   const scenario = JSON.parse(readFileSync(cmd.file, 'utf8'));
   const step = scenario.steps[cmd.step];
@@ -118,6 +133,16 @@ async function runStep(cmd) {
       return withQueue(cmd, (q) => q.pause());
     case 'resume':
       return withQueue(cmd, (q) => q.resume());
+    case 'job':
+      return withQueue(cmd, async (q) => jobOp(await Job.fromId(q, step.job.id), step.job));
+    case 'clean':
+      return withQueue(cmd, (q) => q.clean(step.clean.graceMs, step.clean.limit, step.clean.type));
+    case 'drain':
+      return withQueue(cmd, (q) => q.drain(step.drain.delayed));
+    case 'retryJobs':
+      return withQueue(cmd, (q) => q.retryJobs({ state: step.retryJobs.state }));
+    case 'promoteJobs':
+      return withQueue(cmd, (q) => q.promoteJobs());
     case 'work':
       return work(cmd, scenario, step.work);
     case 'awaitWork':

@@ -66,6 +66,36 @@ final class DifferentialJavaSide {
                     q.resume();
                 }
             }
+            case "job" -> {
+                try (Queue q = queue(queueName)) {
+                    Job job = q.getJob(step.get("id").asText());
+                    if (job == null) {
+                        throw new IllegalStateException(s.name() + ": no job " + step.get("id"));
+                    }
+                    jobOp(job, step);
+                }
+            }
+            case "clean" -> {
+                try (Queue q = queue(queueName)) {
+                    q.clean(Duration.ofMillis(step.get("graceMs").asLong()), step.get("limit").asInt(),
+                            JobState.fromWireName(step.get("type").asText()));
+                }
+            }
+            case "drain" -> {
+                try (Queue q = queue(queueName)) {
+                    q.drain(step.get("delayed").asBoolean());
+                }
+            }
+            case "retryJobs" -> {
+                try (Queue q = queue(queueName)) {
+                    q.retryJobs(JobState.fromWireName(step.get("state").asText()));
+                }
+            }
+            case "promoteJobs" -> {
+                try (Queue q = queue(queueName)) {
+                    q.promoteJobs();
+                }
+            }
             case "work" -> {
                 Running w = startWorker(s, queueName, step.get("finals").asInt());
                 if (step.path("background").asBoolean()) {
@@ -113,6 +143,17 @@ final class DifferentialJavaSide {
 
     private Queue queue(String name) {
         return new Queue(name, QueueOptions.builder().connection(connection).build());
+    }
+
+    private static void jobOp(Job job, JsonNode spec) {
+        switch (spec.get("op").asText()) {
+            case "promote" -> job.promote();
+            case "retry" -> job.retry();
+            case "remove" -> job.remove();
+            case "changePriority" -> job.changePriority(spec.get("priority").asInt());
+            case "changeDelay" -> job.changeDelay(Duration.ofMillis(spec.get("delay").asLong()));
+            default -> throw new IllegalArgumentException("unknown job op " + spec);
+        }
     }
 
     /** A worker of concurrency 1, until the stream holds {@code finals} more final outcomes than at its start. */
