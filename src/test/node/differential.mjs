@@ -105,14 +105,16 @@ async function awaitWork() {
   return finishWorker(w);
 }
 
-// One operation on one job: {id, op: promote | retry | remove | changePriority (priority) | changeDelay (delay)}.
+// One operation on one job: {id, op: promote | retry (state) | remove | changePriority (priority) | changeDelay
+// (delay) | updateData (data)}.
 async function jobOp(job, spec) {
   if (!job) {
     throw new Error(`no job ${spec.id}`);
   }
   switch (spec.op) {
     case 'promote': return job.promote();
-    case 'retry': return job.retry('failed');
+    case 'retry': return job.retry(spec.state ?? 'failed');
+    case 'updateData': return job.updateData(spec.data);
     case 'remove': return job.remove();
     case 'changePriority': return job.changePriority({ priority: spec.priority });
     case 'changeDelay': return job.changeDelay(spec.delay);

@@ -148,7 +148,8 @@ final class DifferentialJavaSide {
     private static void jobOp(Job job, JsonNode spec) {
         switch (spec.get("op").asText()) {
             case "promote" -> job.promote();
-            case "retry" -> job.retry();
+            case "retry" -> job.retry(JobState.fromWireName(spec.path("state").asText("failed")));
+            case "updateData" -> job.updateData(spec.get("data"));
             case "remove" -> job.remove();
             case "changePriority" -> job.changePriority(spec.get("priority").asInt());
             case "changeDelay" -> job.changeDelay(Duration.ofMillis(spec.get("delay").asLong()));

@@ -19,8 +19,8 @@ import java.util.stream.Stream;
  * ({@code src/test/node/differential.mjs}). The file holds:
  * <ul>
  *   <li>{@code steps}: in order, each one of {@code {"add": {name, data, opts}}}, {@code {"addBulk": [jobs]}},
- *       {@code {"pause": {}}}, {@code {"resume": {}}}, {@code {"job": {"id", "op": promote | retry | remove |
- *       changePriority (with priority) | changeDelay (with delay)}}}, {@code {"clean": {graceMs, limit, type}}},
+ *       {@code {"pause": {}}}, {@code {"resume": {}}}, {@code {"job": {"id", "op": promote | retry (with state) |
+ *       remove | changePriority (with priority) | changeDelay (with delay) | updateData (with data)}}}, {@code {"clean": {graceMs, limit, type}}},
  *       {@code {"drain": {delayed}}}, {@code {"retryJobs": {state}}}, {@code {"promoteJobs": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
  *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
  *       events, then is closed), or with {@code "background": true} a worker that keeps running while the next
