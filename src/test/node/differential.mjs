@@ -65,7 +65,7 @@ async function startWorker(cmd, scenario, spec) {
   const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
   const start = await finalsSoFar(redis, cmd.queue);
   const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
-    { concurrency: 1, connection: { url: cmd.url } });
+    { ...spec.workerOpts, concurrency: 1, connection: { url: cmd.url } });
   worker.on('error', (err) => console.error('worker error:', err));
   await worker.waitUntilReady();
   return { cmd, redis, queue, worker, start, finals: spec.finals };

@@ -97,7 +97,7 @@ final class DifferentialJavaSide {
                 }
             }
             case "work" -> {
-                Running w = startWorker(s, queueName, step.get("finals").asInt());
+                Running w = startWorker(s, queueName, step);
                 if (step.path("background").asBoolean()) {
                     background = w;
                 } else {
@@ -158,12 +158,22 @@ final class DifferentialJavaSide {
     }
 
     /** A worker of concurrency 1, until the stream holds {@code finals} more final outcomes than at its start. */
-    private Running startWorker(DifferentialScenario s, String queueName, int finals) {
+    private Running startWorker(DifferentialScenario s, String queueName, JsonNode step) {
+        int finals = step.get("finals").asInt();
         String events = TestRedis.key(queueName, "events");
         long start = finals(events);
-        WorkerOptions opts = WorkerOptions.builder().connection(connection).concurrency(1).build();
+        WorkerOptions.Builder opts = WorkerOptions.builder().connection(connection).concurrency(1);
+        for (Iterator<Map.Entry<String, JsonNode>> it = step.path("workerOpts").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            switch (e.getKey()) {
+                case "name" -> opts.name(e.getValue().asText());
+                case "removeOnComplete" -> opts.removeOnComplete(keep(e.getValue()));
+                case "removeOnFail" -> opts.removeOnFail(keep(e.getValue()));
+                default -> throw new IllegalArgumentException("the Java driver does not know worker option " + e.getKey());
+            }
+        }
         Queue q = queue(queueName);
-        Worker w = new Worker(queueName, job -> behave(s, job, q), opts);
+        Worker w = new Worker(queueName, job -> behave(s, job, q), opts.build());
         return new Running(s.name(), q, w, events, start, finals);
     }
 

@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  *       remove | changePriority (with priority) | changeDelay (with delay) | updateData (with data)}}}, {@code {"clean": {graceMs, limit, type}}},
  *       {@code {"drain": {delayed}}}, {@code {"retryJobs": {state}}}, {@code {"promoteJobs": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
  *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
- *       events, then is closed), or with {@code "background": true} a worker that keeps running while the next
+ *       events, then is closed; {@code workerOpts} may set its {@code name}, {@code removeOnComplete} and
+ *       {@code removeOnFail}), or with {@code "background": true} a worker that keeps running while the next
  *       steps do, until an {@code {"awaitWork": {}}} step (worker steps); {@code {"awaitEvent": {"event": e,
  *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active).</li>
  *   <li>{@code worker}: what a job does, by job name ({@code "*"} for the others; none: echo). Each behaviour may

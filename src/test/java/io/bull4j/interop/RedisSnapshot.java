@@ -33,8 +33,8 @@ import java.util.TreeSet;
  * <ul>
  *   <li>Wall-clock values: a number (or a score divided by 4096, for the delayed set) that falls inside the run's
  *       time window becomes {@code <t>}. Explicit timestamps chosen far from now stay literal.</li>
- *   <li>Lock tokens become {@code <token>}, a worker name ({@code pb}) {@code <worker>}, the library named in
- *       {@code meta.version} {@code <library>} (bull4j writes its own name there, documented).</li>
+ *   <li>Lock tokens become {@code <token>}, the library named in {@code meta.version} {@code <library>} (bull4j
+ *       writes its own name there, documented).</li>
  *   <li>Stack traces are language-specific: only how many a job keeps is compared.</li>
  *   <li>JSON texts (data, returnvalue, progress, opts and the JSON fields of events) are compared as JSON
  *       values, not spellings: see {@link #number} for numbers; strings by their UTF-16 units (a lone surrogate
@@ -186,7 +186,6 @@ final class RedisSnapshot {
             case "data", "returnvalue", "progress" -> json(value, false);
             case "opts" -> json(value, true);
             case "stacktrace" -> "stack traces: " + stackCount(value);
-            case "pb" -> "<worker>";
             default -> time(value);
         };
     }
