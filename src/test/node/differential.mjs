@@ -4,7 +4,8 @@
 // Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
 // <file> on queue <queue> of the Redis at <url>; {url, queue, read: [jobIds]}: read the queue through bullmq's
 // API; {finish: true}: wait for a background worker still running and close it. Answers one stdout line per
-// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. Everything else goes to stderr. The process ends when stdin closes.
+// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. Everything else goes to
+// stderr. The process ends when stdin closes.
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -36,7 +37,8 @@ async function finalsSoFar(redis, queueName) {
 
 // What a job does, by its name (the '*' entry for other names): see DifferentialScenario's Javadoc.
 async function behave(behaviours, job, queue) {
-  const b = behaviours[job.name] ?? behaviours['*'] ?? { echo: true };
+  const own = (name) => (Object.hasOwn(behaviours, name) ? behaviours[name] : undefined);
+  const b = own(job.name) ?? own('*') ?? { echo: true };
   if (b.holdMs) {
     // why a timer: the attempt itself is slow (so delayed jobs fall due meanwhile); nothing waits for an outcome
     await new Promise((resolve) => setTimeout(resolve, b.holdMs));
