@@ -450,9 +450,10 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Moves completed or failed jobs back to wait (or prioritized), {@code count} per Redis call until none is
-     * left, emitting {@code waiting} with {@code prev} the state they left. Their finish time, start time and
-     * return value or failure are cleared; attempt counters stay, as in BullMQ.
+     * Moves completed or failed jobs back to wait, {@code count} per Redis call until none is left, emitting
+     * {@code waiting} with {@code prev} the state they left. Their finish time, start time and return value or
+     * failure are cleared; attempt counters stay. As in BullMQ, a job with a priority goes to wait too (it runs in
+     * wait order, before prioritized jobs).
      *
      * @param timestamp only jobs that finished at or before it
      * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
@@ -478,8 +479,9 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Moves every delayed job to wait (or prioritized) now, {@code count} per Redis call, emitting
-     * {@code waiting} with {@code prev=delayed}.
+     * Moves every delayed job to wait now, {@code count} per Redis call, emitting {@code waiting} with
+     * {@code prev=delayed}. As in BullMQ, a job with a priority goes to wait too, and the job keeps its
+     * {@code delay} field.
      *
      * @param count jobs per Redis call
      * @return how many jobs moved
