@@ -313,4 +313,80 @@ class JobSchedulerTest {
             assertEquals(0, queue.getJobSchedulersCount());
         }
     }
+
+    @Test
+    void aStalledRunIsRunAgainPastTheStalledLimitWithoutAddingAnotherRun() throws Exception {
+        String q = queueName("sched-stalled");
+        AtomicInteger calls = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.upsertJobScheduler("s", every(HOUR), null);
+            // a worker takes the run, adds the next one (as every worker does first), and dies: no lock left
+            QueueContext ctx = queue.context();
+            String id = ctx.await(io.bull4j.internal.script.MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(),
+                    "dead:1", 30_000, null), "moveToActive").id();
+            assertEquals(first.id(), id);
+            String second = new JobSchedulers(ctx).addNextIteration(id, hash(q, id));
+            assertNotNull(second);
+            redis().del(key(q, id + ":lock"));
+
+            // maxStalledCount 0 would fail a plain job at its first stall; a scheduler's run is given back
+            Worker worker = new Worker(q, job -> calls.incrementAndGet(), workerOptions()
+                    .stalledInterval(Duration.ofMillis(500)).maxStalledCount(0).build());
+            try {
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), id) != null, "re-run and completed");
+            } finally {
+                worker.close();
+            }
+            assertEquals(1, calls.get());
+            assertEquals(Set.of(id, second), runs(q, "s"), "the re-run added no run");
+            assertEquals("2", redis().hget(key(q, "repeat:s"), "ic"));
+        }
+    }
+
+    @Test
+    void upsertReplacesAPendingRunThatIsWaitingOrPrioritizedAndLeavesAnActiveOne() {
+        String q = queueName("sched-replace");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job waiting = queue.upsertJobScheduler("w", every(HOUR), JobTemplate.of("a", Map.of("v", 1)));
+            Job again = queue.upsertJobScheduler("w", every(HOUR), JobTemplate.of("a", Map.of("v", 2)));
+            assertEquals(waiting.id(), again.id(), "same slot");
+            assertEquals(List.of(again.id()), redis().lrange(key(q, "wait"), 0, -1), "one waiting run");
+            assertEquals("{\"v\":2}", hash(q, again.id()).get("data"));
+
+            JobOptions prio = JobOptions.builder().priority(3).build();
+            Job p1 = queue.upsertJobScheduler("p", every(HOUR), JobTemplate.of("b", null, prio));
+            assertNotNull(redis().zscore(key(q, "prioritized"), p1.id()));
+            Job p2 = queue.upsertJobScheduler("p", every(HOUR), JobTemplate.of("b", Map.of("x", 1), prio));
+            assertEquals(p1.id(), p2.id());
+            assertEquals(1, redis().zcard(key(q, "prioritized")));
+
+            // an active run is not replaced: the upsert adds the next run instead
+            Job active = JobOpsFixtures.activate(queue, "t:1");
+            assertEquals(again.id(), active.id());
+            Job next = queue.upsertJobScheduler("w", every(HOUR), JobTemplate.of("a", Map.of("v", 3)));
+            assertNotEquals(active.id(), next.id());
+            assertEquals(List.of(active.id()), redis().lrange(key(q, "active"), 0, -1));
+            assertEquals(Set.of(active.id(), next.id()), runs(q, "w"));
+        }
+    }
+
+    @Test
+    void aRunPastTheEndDateAddsNoNextRun() {
+        String q = queueName("sched-end");
+        WorkerTestKit.ManualClock clock = new WorkerTestKit.ManualClock(Instant.parse("2031-01-01T00:00:00Z")
+                .toEpochMilli());
+        try (Queue queue = new Queue(q, queueOptions().toBuilder().clock(clock).build())) {
+            Job first = queue.upsertJobScheduler("e", RepeatOptions.builder().cron("0 * * * *")
+                    .tz(ZoneId.of("UTC")).immediately(true).endDate(Instant.parse("2031-01-01T01:30:00Z")).build(),
+                    null);
+            JobSchedulers schedulers = new JobSchedulers(queue.context());
+            String second = schedulers.addNextIteration(first.id(), hash(q, first.id()));
+            assertEquals("repeat:e:" + Instant.parse("2031-01-01T01:00:00Z").toEpochMilli(), second);
+            // the run after 01:00 would be 02:00, past the end date: none is added
+            assertNull(schedulers.addNextIteration(second, hash(q, second)));
+            clock.advance(Duration.ofHours(2));
+            assertNull(schedulers.addNextIteration(second, hash(q, second)));
+            assertEquals(Set.of(first.id(), second), runs(q, "e"));
+        }
+    }
 }

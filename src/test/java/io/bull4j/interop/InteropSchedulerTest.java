@@ -165,6 +165,29 @@ class InteropSchedulerTest {
     }
 
     @Test
+    void bull4jCronSchedulerGetsItsNextRunFromBullmqAtTheSameTime() throws Exception {
+        String q = queueName("isched-java-cron");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.upsertJobScheduler("j-cron", RepeatOptions.builder().cron("0 30 * * * *")
+                    .tz(ZoneId.of("Asia/Kolkata")).immediately(true).limit(5).build(), JobTemplate.of("half", null));
+            List<JsonNode> done = node("process", q, "1");
+            assertEquals(first.id(), done.get(0).get("id").asText());
+            JobScheduler s = queue.getJobScheduler("j-cron");
+            assertEquals(2L, s.iterationCount());
+            long next = s.next().toEpochMilli();
+            assertEquals(0, next % HOUR, "BullMQ put it at :30 in Asia/Kolkata: " + s.next());
+            long firstMillis = Long.parseLong(first.id().substring("repeat:j-cron:".length()));
+            long expected = io.bull4j.internal.cron.CronCursor.nextAfter(
+                    io.bull4j.internal.cron.CronPattern.parse("0 30 * * * *"), ZoneId.of("Asia/Kolkata"),
+                    firstMillis, null);
+            assertTrue(next == expected || next == expected + HOUR, "the next half hour in Kolkata");
+            JsonNode opts = JSON.readTree(redis().hget(key(q, "repeat:j-cron:" + next), "opts"));
+            assertEquals(2, opts.get("repeat").get("count").asInt());
+            assertEquals(next, opts.get("prevMillis").asLong());
+        }
+    }
+
+    @Test
     void getJobSchedulersGivesTheSameFieldsOnBothSides() throws Exception {
         String q = queueName("isched-list");
         long start = System.currentTimeMillis() + 2 * HOUR;
