@@ -3,7 +3,6 @@ package io.bull4j;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bull4j.internal.codec.Json;
-import io.bull4j.internal.codec.OptionsCodec;
 import io.bull4j.internal.cron.CronCursor;
 import io.bull4j.internal.cron.CronPattern;
 import io.bull4j.internal.script.AddJobScheduler;
