@@ -106,7 +106,7 @@ final class JobRunner {
                     return;
                 }
                 if (!addNextSchedulerRun(job)) {
-                    locks.untrack(fetched.id());
+                    leaveToStalledCheck(job);
                     return;
                 }
                 String nextToken = tokens.next();
@@ -129,10 +129,24 @@ final class JobRunner {
     private static final int SCHEDULER_ATTEMPTS = 3;
 
     /**
+     * Stops renewing the job's lock and, when Redis lets us, drops it: the stalled check then gives the job back
+     * within a stalled interval instead of after the whole lock duration.
+     */
+    private void leaveToStalledCheck(Job job) {
+        locks.untrack(job.id());
+        try {
+            ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), job.token()),
+                    "releaseLock");
+        } catch (RuntimeException e) {
+            log.debug("could not release the lock of job {}; it expires on its own", job.id(), e);
+        }
+    }
+
+    /**
      * For a job scheduler's run: adds the scheduler's next run before this one is processed, as BullMQ's worker
-     * does. When Redis keeps failing, returns false: the job is then left unprocessed under a lock that is no
-     * longer renewed, so the stalled check gives it back and the next fetch tries again (the schedule is never
-     * silently dropped). A legacy repeatable job is processed, with an error reported, as BullMQ does.
+     * does. When Redis keeps failing, returns false: the job is then left unprocessed, so the stalled check gives
+     * it back and the next fetch tries again (the schedule is never
+     * silently dropped; the lock is dropped too, so that happens within a stalled interval). A legacy repeatable job is processed, with an error reported, as BullMQ does.
      * Runs on the processor thread, never on a Redis I/O thread.
      */
     private boolean addNextSchedulerRun(Job job) {

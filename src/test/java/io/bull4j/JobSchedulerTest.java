@@ -389,4 +389,55 @@ class JobSchedulerTest {
             assertEquals(Set.of(first.id(), second), runs(q, "e"));
         }
     }
+
+    @Test
+    void aRunWhoseScheduleCannotBeComputedIsProcessedAndReported() throws Exception {
+        String q = queueName("sched-bad-zone");
+        WorkerTestKit.Recorder rec = new WorkerTestKit.Recorder();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.upsertJobScheduler("z", RepeatOptions.builder().cron("0 * * * *")
+                    .tz(ZoneId.of("UTC")).immediately(true).build(), null);
+            // as a BullMQ producer on another tz database might have stored it
+            String opts = hash(q, first.id()).get("opts").replace("\"UTC\"", "\"Mars/Olympus_Mons\"");
+            redis().hset(key(q, first.id()), "opts", opts);
+            Worker worker = new Worker(q, job -> "done", workerOptions().build()).addListener(rec);
+            try {
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), first.id()) != null, "run processed");
+                eventually(WAIT, () -> rec.errors.stream().anyMatch(e -> e.getMessage().contains("Mars/Olympus_Mons")),
+                        "the error names the zone");
+            } finally {
+                worker.close();
+            }
+            assertEquals(Set.of(first.id()), runs(q, "z"), "no next run");
+        }
+    }
+
+    @Test
+    void aRunIsNotProcessedWhileItsNextRunCannotBeWrittenAndRunsOnceRedisTakesIt() throws Exception {
+        String q = queueName("sched-redis-fails");
+        WorkerTestKit.Recorder rec = new WorkerTestKit.Recorder();
+        AtomicInteger calls = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.upsertJobScheduler("f", every(HOUR), null);
+            Map<String, String> definition = redis().hgetall(key(q, "repeat:f"));
+            // the definition is damaged: Redis refuses the update script (WRONGTYPE)
+            redis().del(key(q, "repeat:f"));
+            redis().set(key(q, "repeat:f"), "not a hash");
+            Worker worker = new Worker(q, job -> calls.incrementAndGet(), workerOptions()
+                    .stalledInterval(Duration.ofMillis(500)).build()).addListener(rec);
+            try {
+                eventually(WAIT, () -> rec.errors.stream().anyMatch(e -> e instanceof RedisException),
+                        "the failed update is reported");
+                assertEquals(0, calls.get(), "the run is not processed without its next run");
+                redis().del(key(q, "repeat:f"));
+                redis().hset(key(q, "repeat:f"), definition);
+                eventually(WAIT, () -> redis().zscore(key(q, "completed"), first.id()) != null,
+                        "recovered by the stalled check and run once the update succeeds");
+            } finally {
+                worker.close();
+            }
+            assertEquals(1, calls.get());
+            assertEquals(2, runs(q, "f").size(), "the next run was added");
+        }
+    }
 }
