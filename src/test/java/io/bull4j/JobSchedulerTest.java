@@ -48,6 +48,7 @@ class JobSchedulerTest {
                     JobTemplate.of("t", Map.of("a", 1), JobOptions.builder().attempts(3).build()));
 
             assertEquals("repeat:tick:" + now, job.id());
+            assertEquals("tick", job.repeatJobKey());
             assertEquals((double) now, redis().zscore(key(q, "repeat"), "tick"));
             Map<String, String> h = redis().hgetall(key(q, "repeat:tick"));
             assertEquals(Map.of("name", "t", "every", "10000", "offset", Long.toString(now % 10000), "ic", "1",
