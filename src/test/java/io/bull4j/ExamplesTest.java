@@ -51,7 +51,8 @@ class ExamplesTest {
             java.time.ZonedDateTime next = s.next().atZone(kolkata);
             assertEquals(0, next.getMinute(), "the top of an hour in Kolkata: " + next);
             assertEquals(30, s.next().atZone(java.time.ZoneOffset.UTC).getMinute(), "which is :30 in UTC");
-            assertTrue(s.next().isAfter(java.time.Instant.now()));
+            assertTrue(s.next().isAfter(first.runAt()) && !s.next().isAfter(first.runAt().plus(Duration.ofHours(1))),
+                    "the first top of an hour after the immediate run: " + s.next());
             String runOpts = redis().hget("bull:" + q + ":repeat:" + s.id() + ":" + s.next().toEpochMilli(), "opts");
             assertTrue(runOpts.contains("\"attempts\":3"), "the template's options are on every run: " + runOpts);
         }
