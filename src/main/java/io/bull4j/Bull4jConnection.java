@@ -23,8 +23,9 @@ import java.util.Objects;
  * <p>On Redis Cluster use {@link #createCluster(String...)} or {@link #using(RedisClusterClient)}, and give every
  * queue a hash tag (prefix {@code "{bull}"} or a name like {@code "{emails}"}).
  *
- * <p>A connection bull4j opens reconnects by itself after a fault, waiting {@link ConnectionOptions#reconnectDelayMin()}
- * doubling up to {@link ConnectionOptions#reconnectDelayMax()} (1 s by default) between tries. While it is
+ * <p>A connection bull4j opens reconnects by itself after a fault, with an exponential backoff between tries kept
+ * between {@link ConnectionOptions#reconnectDelayMin()} and {@link ConnectionOptions#reconnectDelayMax()} (50 ms and
+ * 1 s by default; see {@link ConnectionOptions.Builder#reconnectDelay(Duration, Duration)}). While it is
  * disconnected, calls fail at once with a {@link RedisNotAppliedException}; nothing is queued to run later.
  *
  * <p>Closing it closes the connections bull4j opened, and the Lettuce client only if bull4j created it: a
@@ -80,8 +81,23 @@ public final class Bull4jConnection implements AutoCloseable {
         return create(uri, ConnectionOptions.builder().commandTimeout(commandTimeout).build());
     }
 
-    /** From a URI, with a command timeout and a reconnect backoff of one's choice. */
+    /**
+     * A connection from a URI, with options: the command timeout and the reconnect backoff.
+     *
+     * <pre>{@code
+     * Bull4jConnection redis = Bull4jConnection.create("redis://localhost:6379",
+     *         ConnectionOptions.builder().commandTimeout(Duration.ofSeconds(3)).build());
+     * }</pre>
+     *
+     * @param uri {@code redis://[[user]:password@]host[:port][/db]}, or {@code rediss://} for TLS
+     * @param options the connection's options, e.g. {@link ConnectionOptions#DEFAULTS}; not null
+     * @return the connection
+     * @throws ValidationException when {@code options} is null or the URI cannot be parsed
+     * @throws RedisException when Redis cannot be reached or does not answer within the command timeout
+     * @throws Bull4jException when the server is older than Redis 6.2
+     */
     public static Bull4jConnection create(String uri, ConnectionOptions options) {
+        ValidationException.check(uri != null && !uri.isBlank(), "uri", "must not be blank");
         ValidationException.check(options != null, "options", "must not be null");
         return new Bull4jConnection(RedisLink.open(uri, options.commandTimeout(), options.reconnectDelayMin(),
                 options.reconnectDelayMax()));
@@ -119,7 +135,17 @@ public final class Bull4jConnection implements AutoCloseable {
         return createCluster(seedUris, ConnectionOptions.builder().commandTimeout(commandTimeout).build());
     }
 
-    /** To a Redis Cluster, as {@link #createCluster(String...)}, with options. */
+    /**
+     * A connection to a Redis Cluster, as {@link #createCluster(String...)}, with options: the command timeout and
+     * the reconnect backoff.
+     *
+     * @param seedUris the URIs of one or more nodes
+     * @param options the connection's options, e.g. {@link ConnectionOptions#DEFAULTS}; not null
+     * @return the connection
+     * @throws ValidationException when {@code seedUris} is null, empty or holds a null, blank or unparsable URI, or
+     *         {@code options} is null
+     * @throws RedisException when no node can be reached
+     */
     public static Bull4jConnection createCluster(List<String> seedUris, ConnectionOptions options) {
         ValidationException.check(seedUris != null, "seedUris", "must not be null");
         ValidationException.check(seedUris.stream().allMatch(Objects::nonNull), "seedUris", "must not hold null");

@@ -50,6 +50,16 @@ public class JobException extends Bull4jException {
         this(queueName, jobId, reason, message, null);
     }
 
+    /**
+     * Creates one with the failure behind it; bull4j throws it, for example, when a job's stored data cannot be
+     * read ({@link Reason#BAD_DATA}, with the parse error as the cause).
+     *
+     * @param queueName the job's queue
+     * @param jobId the job's id
+     * @param reason why the transition was refused
+     * @param message the message
+     * @param cause the failure behind it, or null
+     */
     public JobException(String queueName, String jobId, Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.queueName = queueName;
