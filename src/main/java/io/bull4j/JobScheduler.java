@@ -43,26 +43,34 @@ public final class JobScheduler {
         this.templateOptions = templateOptions;
     }
 
-    /** The scheduler's id (BullMQ's {@code key}). */
+    /** {@return the scheduler's id (BullMQ's {@code key})} */
     public String id() { return id; }
-    /** The name of the jobs it adds. */
+    /** {@return the name of the jobs it adds} */
     public String name() { return name; }
-    /** When its pending run is due. */
+    /** {@return when its pending run is due} */
     public Instant next() { return next; }
-    /** How many runs it has added so far ({@code ic}). */
+    /** {@return how many runs it has added so far ({@code ic}), null when not stored} */
     public Long iterationCount() { return iterationCount; }
+    /** {@return the most runs it adds, or null for no limit} */
     public Integer limit() { return limit; }
+    /** {@return the instant before which it runs nothing, or null} */
     public Instant startDate() { return startDate; }
+    /** {@return the instant after which it runs nothing, or null} */
     public Instant endDate() { return endDate; }
-    /** The cron pattern's time zone id as stored (null: the zone of the process that computes the runs). */
+    /**
+     * {@return the cron pattern's time zone id as stored, or null: the zone of the process that computes the
+     * runs}
+     */
     public String tz() { return tz; }
-    /** The cron pattern, or null for an every scheduler. */
+    /** {@return the cron pattern, or null for an every scheduler} */
     public String pattern() { return pattern; }
+    /** {@return the interval of an every scheduler, or null for a cron scheduler} */
     public Duration every() { return every; }
+    /** {@return the offset of its runs from the multiples of {@code every}, or null when none is stored} */
     public Duration offset() { return offset; }
-    /** The template's data, or null when the template has none (stored as no {@code data} field). */
+    /** {@return the template's data, or null when the template has none (stored as no {@code data} field)} */
     public JsonNode templateData() { return templateData; }
-    /** The template's options, or null when the template has none. */
+    /** {@return the template's options, or null when the template has none} */
     public JobOptions templateOptions() { return templateOptions; }
 
     @Override

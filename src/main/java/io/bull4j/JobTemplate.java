@@ -18,7 +18,13 @@ public final class JobTemplate {
         this.options = options;
     }
 
-    /** A template with a name and data, and the queue's default options. */
+    /**
+     * A template with a name and data, and the queue's default options.
+     *
+     * @param name the job name, or null for the scheduler's id
+     * @param data any value Jackson writes as JSON; null for none ({@code {}})
+     * @return the template
+     */
     public static JobTemplate of(String name, Object data) {
         return of(name, data, null);
     }
@@ -27,6 +33,8 @@ public final class JobTemplate {
      * @param name the job name, or null for the scheduler's id
      * @param data any value Jackson writes as JSON; null for none ({@code {}})
      * @param options null for the queue's defaults
+     * @return the template
+     * @throws ValidationException when the options set a job id or a delay
      */
     public static JobTemplate of(String name, Object data, JobOptions options) {
         if (options != null) {
@@ -38,8 +46,11 @@ public final class JobTemplate {
         return new JobTemplate(name, data, options);
     }
 
+    /** {@return the job name, or null for the scheduler's id} */
     public String name() { return name; }
+    /** {@return the data of every run, or null for none} */
     public Object data() { return data; }
+    /** {@return the options of every run, or null for the queue's defaults} */
     public JobOptions options() { return options; }
 
     @Override

@@ -370,6 +370,8 @@ public final class Queue implements AutoCloseable {
      * does not stop the schedule. A pending run that has not started is replaced (an every scheduler keeps its
      * time unless {@code every} changed).
      *
+     * @param id the scheduler's id
+     * @param repeat when it runs
      * @param template the jobs' name (default: {@code id}), data and options; null for defaults
      * @return the pending run's job
      * @throws ValidationException for an end date in the past, or a cron pattern with no run before it
@@ -379,7 +381,11 @@ public final class Queue implements AutoCloseable {
         return schedulers.upsert(id, repeat, template, opts.defaultJobOptions());
     }
 
-    /** The job scheduler {@code id}, or null. */
+    /**
+     * {@return the job scheduler {@code id} as stored, or null when there is none}
+     *
+     * @param id the scheduler's id
+     */
     public JobScheduler getJobScheduler(String id) {
         checkOpen();
         return schedulers.get(id);
@@ -389,17 +395,23 @@ public final class Queue implements AutoCloseable {
      * The job schedulers at positions {@code start..end} (Redis index rules, {@code -1} is the last) ordered by
      * their next run, latest first, or earliest first with {@code asc}. An entry whose definition is gone is
      * removed on the way, as BullMQ does.
+     *
+     * @param start the first position, from 0
+     * @param end the last position, inclusive; -1 for the last
+     * @param asc earliest next run first
+     * @return the schedulers
      */
     public List<JobScheduler> getJobSchedulers(long start, long end, boolean asc) {
         checkOpen();
         return schedulers.list(start, end, asc);
     }
 
-    /** All job schedulers, latest next run first. */
+    /** {@return all job schedulers, latest next run first} */
     public List<JobScheduler> getJobSchedulers() {
         return getJobSchedulers(0, -1, false);
     }
 
+    /** {@return how many job schedulers the queue has} */
     public long getJobSchedulersCount() {
         checkOpen();
         return schedulers.count();
@@ -409,6 +421,7 @@ public final class Queue implements AutoCloseable {
      * Removes the job scheduler and its pending run if that is still delayed; a run already waiting or active
      * runs to its end and adds no next one.
      *
+     * @param id the scheduler's id
      * @return whether the scheduler existed
      */
     public boolean removeJobScheduler(String id) {

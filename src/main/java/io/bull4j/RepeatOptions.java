@@ -43,23 +43,32 @@ public final class RepeatOptions {
         this.offset = b.offset;
     }
 
+    /** {@return a builder with nothing set} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The interval of an every scheduler, or null for a cron scheduler. */
+    /** {@return the interval of an every scheduler, or null for a cron scheduler} */
     public Duration every() { return every; }
-    /** The cron pattern, or null for an every scheduler. */
+    /** {@return the cron pattern, or null for an every scheduler} */
     public String cron() { return cron; }
-    /** The time zone of the cron pattern; null means the JVM's default zone (BullMQ uses the Node process's). */
+    /**
+     * {@return the time zone of the cron pattern; null means the JVM's default zone (BullMQ uses the Node
+     * process's)}
+     */
     public ZoneId tz() { return tz; }
+    /** {@return the instant before which nothing runs, or null} */
     public Instant startDate() { return startDate; }
+    /** {@return the instant after which nothing runs, or null} */
     public Instant endDate() { return endDate; }
-    /** At most this many runs, or null for no limit. */
+    /** {@return the most runs, or null for no limit} */
     public Integer limit() { return limit; }
-    /** A cron scheduler's first run is now instead of the pattern's next time. */
+    /** {@return whether a cron scheduler's first run is now instead of the pattern's next time} */
     public boolean immediately() { return immediately; }
-    /** An every scheduler's runs fall this long after each multiple of {@code every} (epoch-aligned). */
+    /**
+     * {@return how long after each multiple of {@code every} (epoch-aligned) an every scheduler's runs fall, or
+     * null}
+     */
     public Duration offset() { return offset; }
 
     @Override
@@ -86,6 +95,7 @@ public final class RepeatOptions {
                 + (immediately ? ", immediately" : "") + (offset != null ? ", offset=" + offset : "") + "}";
     }
 
+    /** Builds {@link RepeatOptions}; setters check their value, {@link #build()} the combination. */
     public static final class Builder {
         private Duration every;
         private String cron;
@@ -99,7 +109,12 @@ public final class RepeatOptions {
         private Builder() {
         }
 
-        /** Runs every {@code interval} (whole milliseconds, at least 1 ms). */
+        /**
+         * Runs every {@code interval} (whole milliseconds, at least 1 ms). BullMQ's {@code every}.
+         *
+         * @param interval the time between runs
+         * @return this builder
+         */
         public Builder every(Duration interval) {
             ValidationException.check(interval != null && !interval.isNegative() && !interval.isZero(), "every",
                     "must be a positive duration, was " + interval);
@@ -109,7 +124,12 @@ public final class RepeatOptions {
             return this;
         }
 
-        /** Runs on a cron pattern (BullMQ's {@code pattern}); refused at once when cron-parser would refuse it. */
+        /**
+         * Runs on a cron pattern (BullMQ's {@code pattern}); refused at once when cron-parser would refuse it.
+         *
+         * @param pattern 5 fields, or 6 with seconds first; see the class comment
+         * @return this builder
+         */
         public Builder cron(String pattern) {
             ValidationException.check(pattern != null && !pattern.isBlank(), "cron", "must not be empty");
             try {
@@ -121,38 +141,72 @@ public final class RepeatOptions {
             return this;
         }
 
+        /**
+         * The zone the cron pattern's times are read in. Default: the JVM's zone.
+         *
+         * @param zone a zone such as {@code ZoneId.of("Europe/Berlin")}
+         * @return this builder
+         */
         public Builder tz(ZoneId zone) {
             ValidationException.check(zone != null, "tz", "must not be null");
             this.tz = zone;
             return this;
         }
 
-        /** No run before this instant. */
+        /**
+         * No run before this instant. Default: none.
+         *
+         * @param start the first instant a run may fall on
+         * @return this builder
+         */
         public Builder startDate(Instant start) {
             ValidationException.check(start != null, "startDate", "must not be null");
             this.startDate = start;
             return this;
         }
 
-        /** No run after this instant; must be in the future when the scheduler is upserted. */
+        /**
+         * No run after this instant; must be in the future when the scheduler is upserted. Default: none.
+         *
+         * @param end the last instant a run may fall on
+         * @return this builder
+         */
         public Builder endDate(Instant end) {
             ValidationException.check(end != null, "endDate", "must not be null");
             this.endDate = end;
             return this;
         }
 
+        /**
+         * At most this many runs in all. Default: no limit.
+         *
+         * @param runs a positive count
+         * @return this builder
+         */
         public Builder limit(int runs) {
             ValidationException.check(runs > 0, "limit", "must be positive, was " + runs);
             this.limit = runs;
             return this;
         }
 
+        /**
+         * A cron scheduler's first run is now, then the pattern's times. Default: false.
+         *
+         * @param now whether to run at once
+         * @return this builder
+         */
         public Builder immediately(boolean now) {
             this.immediately = now;
             return this;
         }
 
-        /** For an every scheduler: runs at {@code k * every + offset} (0 &lt;= offset &lt; every). */
+        /**
+         * For an every scheduler: runs at {@code k * every + offset} (0 &lt;= offset &lt; every). Default: none
+         * (the first run's own distance from its slot is kept).
+         *
+         * @param offset whole milliseconds
+         * @return this builder
+         */
         public Builder offset(Duration offset) {
             ValidationException.check(offset != null && !offset.isNegative(), "offset",
                     "must be zero or positive, was " + offset);
@@ -162,6 +216,12 @@ public final class RepeatOptions {
             return this;
         }
 
+        /**
+         * {@return the options}
+         *
+         * @throws ValidationException for both or neither of every and cron, immediately with a start date,
+         *     offset or tz with the wrong kind of scheduler, an end date not after the start date
+         */
         public RepeatOptions build() {
             ValidationException.check(!(every != null && cron != null), "every",
                     "Both .pattern and .every options are defined for this repeatable job: give every or cron, "
