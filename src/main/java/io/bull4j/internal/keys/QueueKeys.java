@@ -79,6 +79,10 @@ public final class QueueKeys {
     public String events() { return base + "events"; }
     public String id() { return base + "id"; }
     public String marker() { return base + "marker"; }
+    /** The job schedulers ZSET; {@code repeat():<id>} is a scheduler hash. */
+    public String repeat() { return base + "repeat"; }
+
+    public String scheduler(String schedulerId) { return base + "repeat:" + schedulerId; }
 
     public String job(String jobId) {
         return base + Objects.requireNonNull(jobId, "jobId");
