@@ -9,6 +9,7 @@
 // Usage: node interleave.mjs --port P --pairs 5 --variants process/c10-keep,add/sequential --out-dir DIR
 //                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
 //                            [--baseline-label 2ed13ca] [--quick]
+// --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
 import { spawnSync } from 'node:child_process';
@@ -73,11 +74,13 @@ const ROLES = [
     '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N)]] },
   { role: 'B', label: 'bull4j (this tree)', cmd: (v) => ['bash', [path.join(HERE, 'run-bench.sh'), ...javaArgs(v)]] },
 ];
-if (args.baseline) {
-  const dir = path.resolve(args.baseline);
-  ROLES.push({ role: 'C', label: `bull4j ${args['baseline-label'] ?? path.basename(dir)} (baseline)`,
+const BASE_LABELS = String(args['baseline-label'] ?? '').split(',');
+String(args.baseline ?? '').split(',').filter(Boolean).forEach((d, i) => {
+  const dir = path.resolve(d);
+  ROLES.push({ role: String.fromCharCode(67 + i), label: `bull4j ${BASE_LABELS[i] || path.basename(dir)} (baseline)`,
     cmd: (v) => ['bash', [path.join(dir, 'src/bench/run-bench.sh'), ...javaArgs(v)]] });
-}
+});
+const BASES = ROLES.slice(2);
 
 function runOne(variant, role) {
   redis('FLUSHALL', 'SYNC');
@@ -133,9 +136,9 @@ function summarize(results) {
   out.push('');
   out.push('| variant | measure | ' + ROLES.map((r) => `${r.role} median`).join(' | ')
     + ' | ratio B/A median | B/A min–max | B/A IQR | better |'
-    + (args.baseline ? ' ratio B/C median | B/C min–max |' : ''));
+    + BASES.map((r) => ` ratio B/${r.role} median | B/${r.role} min–max |`).join(''));
   out.push('| --- | --- | ' + ROLES.map(() => '---').join(' | ') + ' | --- | --- | --- | --- |'
-    + (args.baseline ? ' --- | --- |' : ''));
+    + BASES.map(() => ' --- | --- |').join(''));
   for (const [variant, pairs] of Object.entries(results)) {
     for (const [key, title, better] of MEASURES) {
       const per = Object.fromEntries(ROLES.map((r) => [r.role, stats(pairs.map((p) => metric(p[r.role], key)))]));
@@ -143,8 +146,8 @@ function summarize(results) {
       let row = `| ${variant} | ${title} | ${ROLES.map((r) => fmt(per[r.role].median)).join(' | ')} | `
         + `**${ba.median.toFixed(2)}** | ${ba.min.toFixed(2)}–${ba.max.toFixed(2)} | ${ba.q1.toFixed(2)}–${ba.q3.toFixed(2)} `
         + `| ${better} |`;
-      if (args.baseline) {
-        const bc = stats(pairs.map((p) => metric(p.B, key) / metric(p.C, key)));
+      for (const base of BASES) {
+        const bc = stats(pairs.map((p) => metric(p.B, key) / metric(p[base.role], key)));
         row += ` **${bc.median.toFixed(2)}** | ${bc.min.toFixed(2)}–${bc.max.toFixed(2)} |`;
       }
       out.push(row);
