@@ -38,6 +38,7 @@ public final class Queue implements AutoCloseable {
     private final QueueContext ctx;
     private final boolean ownsConnection;
     private final QueueAdmin admin;
+    private final QueueLimits limits;
     private volatile boolean closed;
     private final String defaultOptsJson;
 
@@ -54,6 +55,7 @@ public final class Queue implements AutoCloseable {
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
         this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
+        this.limits = new QueueLimits(ctx);
         if (options.checkEvictionPolicy()) {
             ctx.link.checkEvictionPolicy();
         }
@@ -353,6 +355,83 @@ public final class Queue implements AutoCloseable {
         checkOpen();
         ValidationException.check(count > 0, "count", "must be positive, was " + count);
         return admin.moveToWait("delayed", count, "+inf");
+    }
+
+    // ---- rate limits, global concurrency, deduplication (as BullMQ 6.7.0; see docs/rate-limits.md) ----
+
+    /**
+     * Holds every worker of the queue (bull4j's and BullMQ's) for {@code duration}: no job starts until it ends.
+     * Writes BullMQ's manual limit to the {@code limiter} key; with {@link RateLimitException} from a processor
+     * this is how a downstream's "429, retry after" is honoured.
+     */
+    public void rateLimit(Duration duration) {
+        checkOpen();
+        limits.rateLimit(duration);
+    }
+
+    /**
+     * A rate limit for all workers of the queue: at most {@code max} jobs start per {@code duration} (meta
+     * {@code max}/{@code duration}). The max wins over a worker's own limiter; a worker's limiter duration wins
+     * over this duration, as in BullMQ.
+     */
+    public void setGlobalRateLimit(int max, Duration duration) {
+        checkOpen();
+        limits.setGlobalRateLimit(max, duration);
+    }
+
+    /** The global rate limit, or null when none is set. */
+    public RateLimit getGlobalRateLimit() {
+        checkOpen();
+        return limits.getGlobalRateLimit();
+    }
+
+    public void removeGlobalRateLimit() {
+        checkOpen();
+        limits.removeGlobalRateLimit();
+    }
+
+    /**
+     * The ms left in the current rate-limit window when at least {@code maxJobs} jobs started in it, else 0. With
+     * {@code maxJobs} 0 the global max is used; with no global max either, the limiter key's PTTL as Redis gives
+     * it (-2: no window), as BullMQ's {@code getRateLimitTtl}.
+     */
+    public long getRateLimitTtl(long maxJobs) {
+        checkOpen();
+        return limits.rateLimitTtl(maxJobs);
+    }
+
+    /** {@link #getRateLimitTtl(long)} against the global max. */
+    public long getRateLimitTtl() {
+        return getRateLimitTtl(0);
+    }
+
+    /** Deletes the limiter key: the current window (or a manual {@link #rateLimit}) ends now. */
+    public boolean removeRateLimitKey() {
+        checkOpen();
+        return limits.removeRateLimitKey();
+    }
+
+    /** At no moment more than {@code concurrency} jobs of the queue are active, over all workers. */
+    public void setGlobalConcurrency(int concurrency) {
+        checkOpen();
+        limits.setGlobalConcurrency(concurrency);
+    }
+
+    /** The global concurrency, or null when none is set. */
+    public Integer getGlobalConcurrency() {
+        checkOpen();
+        return limits.getGlobalConcurrency();
+    }
+
+    public void removeGlobalConcurrency() {
+        checkOpen();
+        limits.removeGlobalConcurrency();
+    }
+
+    /** Whether a global concurrency is set and as many jobs are active. */
+    public boolean isMaxed() {
+        checkOpen();
+        return limits.isMaxed();
     }
 
     private void checkOpen() {

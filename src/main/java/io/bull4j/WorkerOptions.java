@@ -21,6 +21,8 @@ public final class WorkerOptions {
     public static final Duration DEFAULT_STALLED_INTERVAL = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
+    /** BullMQ's maximumRateLimitDelay: the longest a rate-limited worker waits before it asks again. */
+    public static final Duration DEFAULT_MAXIMUM_RATE_LIMIT_DELAY = Duration.ofSeconds(30);
     public static final WorkerOptions DEFAULTS = builder().build();
 
     private final int concurrency;
@@ -42,6 +44,9 @@ public final class WorkerOptions {
     private final ObjectMapper objectMapper;
     private final boolean checkEvictionPolicy;
     private final Clock clock;
+    private final int limiterMax;
+    private final Duration limiterDuration;
+    private final Duration maximumRateLimitDelay;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -63,6 +68,9 @@ public final class WorkerOptions {
         objectMapper = b.objectMapper;
         checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
+        limiterMax = b.limiterMax;
+        limiterDuration = b.limiterDuration;
+        maximumRateLimitDelay = b.maximumRateLimitDelay;
     }
 
     public static Builder builder() {
@@ -89,6 +97,9 @@ public final class WorkerOptions {
         b.objectMapper = objectMapper;
         b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
+        b.limiterMax = limiterMax;
+        b.limiterDuration = limiterDuration;
+        b.maximumRateLimitDelay = maximumRateLimitDelay;
         return b;
     }
 
@@ -130,6 +141,12 @@ public final class WorkerOptions {
     /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
     public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     public Clock clock() { return clock; }
+    /** The rate limiter's max jobs per window, 0 when the worker has no limiter. */
+    public int limiterMax() { return limiterMax; }
+    /** The rate limiter's window, null when the worker has no limiter. */
+    public Duration limiterDuration() { return limiterDuration; }
+    /** The longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted). */
+    public Duration maximumRateLimitDelay() { return maximumRateLimitDelay; }
 
     @Override
     public boolean equals(Object o) {
@@ -143,7 +160,9 @@ public final class WorkerOptions {
                 && backoffStrategy == x.backoffStrategy && executor == x.executor
                 && virtualThreads == x.virtualThreads && checkEvictionPolicy == x.checkEvictionPolicy
                 && objectMapper == x.objectMapper
-                && clock.equals(x.clock);
+                && clock.equals(x.clock) && limiterMax == x.limiterMax
+                && Objects.equals(limiterDuration, x.limiterDuration)
+                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay);
     }
 
     @Override
@@ -158,7 +177,9 @@ public final class WorkerOptions {
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
-                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
+                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
+                + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
+                + ", maximumRateLimitDelay=" + maximumRateLimitDelay + "}";
     }
 
     /** Not thread-safe. */
@@ -181,8 +202,33 @@ public final class WorkerOptions {
         private ObjectMapper objectMapper = Json.DEFAULT;
         private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
+        private int limiterMax;
+        private Duration limiterDuration;
+        private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
 
         private Builder() {
+        }
+
+        /**
+         * BullMQ's {@code limiter: {max, duration}}: at most {@code max} jobs start per {@code duration}, counted
+         * on the queue's shared {@code limiter} key, so every worker of the queue with a limiter (bull4j's and
+         * BullMQ's) shares one window. A global limit ({@link Queue#setGlobalRateLimit}) takes precedence for the
+         * max; this duration takes precedence over the global one, as in BullMQ.
+         */
+        public Builder limiter(int max, Duration duration) {
+            ValidationException.check(max >= 1, "limiter.max", "must be >= 1 (was " + max + ")");
+            ValidationException.check(positive(duration) && duration.toMillis() >= 1, "limiter.duration",
+                    "must be at least 1 ms (was " + duration + ")");
+            this.limiterMax = max;
+            this.limiterDuration = duration;
+            return this;
+        }
+
+        /** The longest a rate-limited worker waits before asking again; default 30 s, as BullMQ. */
+        public Builder maximumRateLimitDelay(Duration d) {
+            ValidationException.check(positive(d), "maximumRateLimitDelay", "must be positive (was " + d + ")");
+            this.maximumRateLimitDelay = d;
+            return this;
         }
 
         public Builder concurrency(int concurrency) {
