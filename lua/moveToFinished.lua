@@ -37,6 +37,7 @@
 --@include promoteDelayed
 --@include rateLimit
 --@include fetchJob
+--@include deduplicate
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
@@ -67,6 +68,9 @@ if dedupId then
   if ttl == -1 and redis.call("GET", dedupKey) == jobId then
     redis.call("DEL", dedupKey)
   end
+  -- keepLastIfActive: the add kept while this job ran becomes a job now (deduplicate.lua)
+  createDedupNext(base, {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
+    marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}, meta, dedupId, now)
 end
 local keepCount = tonumber(ARGV[8])
 local keepAge = tonumber(ARGV[9])

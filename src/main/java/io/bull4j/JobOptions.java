@@ -34,6 +34,7 @@ public final class JobOptions {
     private final Integer stackTraceLimit;
     private final Integer keepLogs;
     private final Integer sizeLimit;
+    private final Deduplication deduplication;
 
     private JobOptions(Builder b) {
         jobId = b.jobId;
@@ -48,6 +49,7 @@ public final class JobOptions {
         stackTraceLimit = b.stackTraceLimit;
         keepLogs = b.keepLogs;
         sizeLimit = b.sizeLimit;
+        deduplication = b.deduplication;
     }
 
     public static Builder builder() {
@@ -68,6 +70,7 @@ public final class JobOptions {
         b.stackTraceLimit = stackTraceLimit;
         b.keepLogs = keepLogs;
         b.sizeLimit = sizeLimit;
+        b.deduplication = deduplication;
         return b;
     }
 
@@ -86,6 +89,7 @@ public final class JobOptions {
         if (b.stackTraceLimit == null) b.stackTraceLimit = defaults.stackTraceLimit;
         if (b.keepLogs == null) b.keepLogs = defaults.keepLogs;
         if (b.sizeLimit == null) b.sizeLimit = defaults.sizeLimit;
+        if (b.deduplication == null) b.deduplication = defaults.deduplication;
         return b.build();
     }
 
@@ -113,6 +117,8 @@ public final class JobOptions {
     public Integer stackTraceLimit() { return stackTraceLimit; }
     public Integer keepLogs() { return keepLogs; }
     public Integer sizeLimit() { return sizeLimit; }
+    /** null when the job is not deduplicated. */
+    public Deduplication deduplication() { return deduplication; }
 
     @Override
     public boolean equals(Object o) {
@@ -123,13 +129,13 @@ public final class JobOptions {
                 && Objects.equals(backoff, x.backoff) && Objects.equals(removeOnComplete, x.removeOnComplete)
                 && Objects.equals(removeOnFail, x.removeOnFail) && Objects.equals(timestamp, x.timestamp)
                 && Objects.equals(stackTraceLimit, x.stackTraceLimit) && Objects.equals(keepLogs, x.keepLogs)
-                && Objects.equals(sizeLimit, x.sizeLimit);
+                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(jobId, delay, priority, lifo, attempts, backoff, removeOnComplete, removeOnFail, timestamp,
-                stackTraceLimit, keepLogs, sizeLimit);
+                stackTraceLimit, keepLogs, sizeLimit, deduplication);
     }
 
     @Override
@@ -137,7 +143,8 @@ public final class JobOptions {
         return "JobOptions{jobId=" + jobId + ", delay=" + delay + ", priority=" + priority + ", lifo=" + lifo
                 + ", attempts=" + attempts + ", backoff=" + backoff + ", removeOnComplete=" + removeOnComplete
                 + ", removeOnFail=" + removeOnFail + ", timestamp=" + timestamp + ", stackTraceLimit="
-                + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit + "}";
+                + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit
+                + (deduplication != null ? ", deduplication=" + deduplication : "") + "}";
     }
 
     /** Validates each value as it is set; {@link #build()} checks combinations. Not thread-safe. */
@@ -154,6 +161,7 @@ public final class JobOptions {
         private Integer stackTraceLimit;
         private Integer keepLogs;
         private Integer sizeLimit;
+        private Deduplication deduplication;
 
         private Builder() {
         }
@@ -247,6 +255,12 @@ public final class JobOptions {
         public Builder sizeLimit(int bytes) {
             ValidationException.check(bytes > 0, "sizeLimit", "must be > 0 (was " + bytes + ")");
             this.sizeLimit = bytes;
+            return this;
+        }
+
+        /** Collapses adds with the same deduplication id; see {@link Deduplication}. null: none. */
+        public Builder deduplication(Deduplication deduplication) {
+            this.deduplication = deduplication;
             return this;
         }
 

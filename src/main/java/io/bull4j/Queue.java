@@ -434,6 +434,21 @@ public final class Queue implements AutoCloseable {
         return limits.isMaxed();
     }
 
+    /** The id of the job that owns this deduplication id now, or null when none does. */
+    public String getDeduplicationJobId(String deduplicationId) {
+        checkOpen();
+        return limits.deduplicationJobId(deduplicationId);
+    }
+
+    /**
+     * Ends a deduplication window whatever job owns it: the next add with this id creates a job. Returns whether a
+     * key was removed.
+     */
+    public boolean removeDeduplicationKey(String deduplicationId) {
+        checkOpen();
+        return limits.removeDeduplicationKey(deduplicationId);
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new Bull4jException("queue " + ctx.name() + " is closed");

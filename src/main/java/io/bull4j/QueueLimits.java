@@ -79,6 +79,20 @@ final class QueueLimits {
         return ctx.await(RateLimits.isMaxed(ctx.scripts(), ctx.keys), "isMaxed");
     }
 
+    String deduplicationJobId(String dedupId) {
+        checkDedupId(dedupId);
+        return ctx.await(ctx.redis().get(ctx.keys.dedup(dedupId)), "getDeduplicationJobId");
+    }
+
+    boolean removeDeduplicationKey(String dedupId) {
+        checkDedupId(dedupId);
+        return ctx.await(ctx.redis().del(ctx.keys.dedup(dedupId)), "removeDeduplicationKey") > 0;
+    }
+
+    private static void checkDedupId(String dedupId) {
+        ValidationException.check(dedupId != null && !dedupId.isEmpty(), "deduplicationId", "must not be empty");
+    }
+
     private long parseLong(String v, String field) {
         try {
             return (long) Double.parseDouble(v); // BullMQ reads with Number(): "10" and "10.0" alike

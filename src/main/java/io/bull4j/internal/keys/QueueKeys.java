@@ -59,6 +59,10 @@ public final class QueueKeys {
     public String events() { return base + "events"; }
     public String id() { return base + "id"; }
     public String marker() { return base + "marker"; }
+    /** A deduplication window's owner: {@code de:<id>}. */
+    public String dedup(String dedupId) { return base + "de:" + dedupId; }
+    /** The add kept for when a deduplication owner finishes (keepLastIfActive): {@code dn:<id>}. */
+    public String dedupNext(String dedupId) { return base + "dn:" + dedupId; }
 
     public String job(String jobId) {
         return base + Objects.requireNonNull(jobId, "jobId");
