@@ -241,4 +241,21 @@ class DeduplicationTest {
             assertThrows(ValidationException.class, () -> queue.removeDeduplicationKey(null));
         }
     }
+
+    @Test
+    void queueEventsDeliversTheDeduplicatedEventTyped() throws Exception {
+        String q = queueName("dedup-qe");
+        QueueEventsRecorder rec = new QueueEventsRecorder();
+        try (Queue queue = new Queue(q, queueOptions());
+             QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(connection())
+                     .lastEventId("0-0").build())) {
+            events.addListener(rec);
+            Job owner = queue.add("a", Map.of(), dedup(Deduplication.of("qe1")));
+            queue.add("a", Map.of(), dedup(Deduplication.of("qe1")));
+            QueueEvent e = rec.await(QueueEvent.Type.DEDUPLICATED, owner.id());
+            assertEquals("qe1", e.deduplicationId());
+            assertEquals("2", e.deduplicatedJobId());
+            assertEquals(owner.id(), e.jobId());
+        }
+    }
 }
