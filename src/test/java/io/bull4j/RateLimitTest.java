@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+
 import static io.bull4j.TestSupport.*;
 import static io.bull4j.WorkerTestKit.*;
 import static org.junit.jupiter.api.Assertions.*;
@@ -226,6 +227,64 @@ class RateLimitTest {
             assertTrue(processedOn - t0 >= 1500 - CLOCK_SLACK_MS, "held by the limit: " + (processedOn - t0));
             long calls = scriptCalls() - calls0;
             assertTrue(calls < 20, "a rate-limited worker waits out the window, made " + calls + " script calls");
+        }
+    }
+
+    @Test
+    void priorityAndFifoAreKeptUnderTheLimit() throws Exception {
+        String q = queueName("rl-order");
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.add("p3", Map.of(), JobOptions.builder().priority(3).build());
+            queue.add("p1a", Map.of(), JobOptions.builder().priority(1).build());
+            queue.add("p2", Map.of(), JobOptions.builder().priority(2).build());
+            queue.add("p1b", Map.of(), JobOptions.builder().priority(1).build());
+            queue.add("p0", Map.of());
+            Worker worker = new Worker(q, job -> order.add(job.name()) ? null : null,
+                    workerOptions().limiter(1, Duration.ofMillis(100)).build());
+            try {
+                eventually(WAIT, () -> redis().zcard(key(q, "completed")) == 5, "all completed");
+            } finally {
+                worker.close();
+            }
+            assertEquals(List.of("p0", "p1a", "p1b", "p2", "p3"), new ArrayList<>(order));
+        }
+    }
+
+    @Test
+    void delayedJobsArePromotedWhileALongLimitHolds() throws Exception {
+        String q = queueName("rl-promote");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.rateLimit(Duration.ofSeconds(20));
+            Job job = queue.add("j", Map.of(), JobOptions.builder().delay(Duration.ofMillis(300)).build());
+            Worker worker = new Worker(q, j -> null, workerOptions().limiter(5, Duration.ofSeconds(1))
+                    .maximumRateLimitDelay(Duration.ofMillis(200)).build());
+            try {
+                eventually(WAIT, () -> redis().lrange(key(q, "wait"), 0, -1).contains(job.id()),
+                        "a limited worker that asks again every 200 ms promoted the due job");
+                assertNull(redis().zscore(key(q, "completed"), job.id()), "and did not run it");
+                assertTrue(queue.getRateLimitTtl(1) > 10_000, "the limit still holds");
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    @Test
+    void closeIsQuickWhileRateLimited() throws Exception {
+        String q = queueName("rl-close");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.rateLimit(Duration.ofSeconds(30));
+            queue.add("j", Map.of());
+            long calls0 = scriptCalls();
+            Worker worker = new Worker(q, j -> null, workerOptions().limiter(1, Duration.ofSeconds(1)).build());
+            // the worker's first fetch meets the limit (the job stays in wait); close must not wait it out
+            eventually(WAIT, () -> scriptCalls() > calls0, "the worker asked once");
+            assertEquals(1, redis().llen(key(q, "wait")), "and was held");
+            java.util.concurrent.CompletableFuture<Void> closed =
+                    java.util.concurrent.CompletableFuture.runAsync(worker::close);
+            closed.get(10, TimeUnit.SECONDS);
+            assertEquals(1, redis().llen(key(q, "wait")), "the job is still there for later");
         }
     }
 
