@@ -342,6 +342,9 @@ final class FetchLoop implements Runnable {
     void pause() {
         paused = true;
         resetBlocking();
+        synchronized (pauseLock) {
+            pauseLock.notifyAll(); // ends a rate-limit wait at once
+        }
     }
 
     void resume() {

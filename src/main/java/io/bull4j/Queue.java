@@ -358,6 +358,7 @@ public final class Queue implements AutoCloseable {
     }
 
     // ---- rate limits, global concurrency, deduplication (as BullMQ 6.7.0; see docs/rate-limits.md) ----
+    // (the Lua of these lives in lua/include/rateLimit.lua and lua/include/deduplicate.lua)
 
     /**
      * Holds every worker of the queue (bull4j's and BullMQ's) for {@code duration}: no job starts until it ends.
@@ -447,6 +448,18 @@ public final class Queue implements AutoCloseable {
     public boolean removeDeduplicationKey(String deduplicationId) {
         checkOpen();
         return limits.removeDeduplicationKey(deduplicationId);
+    }
+
+    /** BullMQ's deprecated alias of {@link #getDeduplicationJobId(String)}, kept as 6.7.0 keeps it. */
+    @Deprecated
+    public String getDebounceJobId(String id) {
+        return getDeduplicationJobId(id);
+    }
+
+    /** BullMQ's deprecated alias of {@link #removeDeduplicationKey(String)}, kept as 6.7.0 keeps it. */
+    @Deprecated
+    public boolean removeDebounceKey(String id) {
+        return removeDeduplicationKey(id);
     }
 
     private void checkOpen() {

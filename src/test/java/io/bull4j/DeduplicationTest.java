@@ -14,6 +14,7 @@ import static io.bull4j.WorkerTestKit.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Deduplication on add, as BullMQ 6.7.0's deduplication tests check it: modes, keys, events, release. */
+@SuppressWarnings("deprecation") // the debounce aliases are tested too
 class DeduplicationTest {
     private static JobOptions dedup(Deduplication d) {
         return JobOptions.builder().deduplication(d).build();
@@ -61,7 +62,9 @@ class DeduplicationTest {
             finish(queue, active, true, "1");
             assertEquals(first.id(), redis().get(key(q, "de:t1")), "a throttle window outlives its job");
             assertEquals(first.id(), queue.add("a", Map.of(), dedup(d)).id());
+            assertEquals(first.id(), queue.getDebounceJobId("t1"), "BullMQ's deprecated alias");
             assertTrue(queue.removeDeduplicationKey("t1"));
+            assertFalse(queue.removeDebounceKey("t1"), "already gone");
             assertNull(queue.getDeduplicationJobId("t1"));
             Job third = queue.add("a", Map.of(), dedup(d));
             assertNotEquals(first.id(), third.id(), "a new window after the key is removed");
