@@ -21,6 +21,17 @@
 --@include deduplicate
 
 local base = ARGV[1]
+-- checked before the first write: a custom id whose key holds another type would be taken for a duplicate
+for i = 2, #ARGV, 8 do
+  if ARGV[i] ~= "" then
+    local keyType = redis.call("TYPE", base .. ARGV[i])["ok"]
+    if keyType ~= "none" and keyType ~= "hash" then
+      return redis.error_reply("ERR jobId " .. ARGV[i] .. ": its key holds a " .. keyType
+        .. ", not a job hash; nothing was added")
+    end
+  end
+end
+
 local meta = readMeta(KEYS[1])
 local maxLen = meta.maxLen
 local ready = false

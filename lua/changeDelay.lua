@@ -7,13 +7,17 @@
 -- ARGV[1] job id
 -- ARGV[2] new delay (ms), stored in the job's "delay" field
 -- ARGV[3] now (ms)
--- Returns 0, or -1 no job, -3 not delayed.
+-- Returns 0, or -1 no job, -3 not delayed, -21 the job key is not a hash.
 --@include queueState
 --@include readyJob
 
 local jobKey, jobId = KEYS[1], ARGV[1]
-if redis.call("EXISTS", jobKey) == 0 then
+-- a key of another type is refused as such, before any write
+local jobKeyType = redis.call("TYPE", jobKey)["ok"]
+if jobKeyType == "none" then
   return -1
+elseif jobKeyType ~= "hash" then
+  return -21
 end
 if redis.call("ZREM", KEYS[2], jobId) == 0 then
   return -3

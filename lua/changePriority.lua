@@ -10,15 +10,19 @@
 -- ARGV[1] job id
 -- ARGV[2] new priority (0..2097151)
 -- ARGV[3] "1" for the front of the lane (lifo)
--- Returns 0, or -1 no job.
+-- Returns 0, or -1 no job, -21 the job key is not a hash.
 --@include queueState
 --@include readyJob
 
 local jobKey, jobId = KEYS[1], ARGV[1]
 local priority = tonumber(ARGV[2])
 local lifo = ARGV[3] == "1"
-if redis.call("EXISTS", jobKey) == 0 then
+-- a key of another type is refused as such, before any write
+local jobKeyType = redis.call("TYPE", jobKey)["ok"]
+if jobKeyType == "none" then
   return -1
+elseif jobKeyType ~= "hash" then
+  return -21
 end
 if redis.call("ZREM", KEYS[3], jobId) > 0 or redis.call("LREM", KEYS[2], -1, jobId) > 0 then
   if priority > 0 and lifo then

@@ -18,6 +18,10 @@ local removed = {}
 local GONE = "" -- a placeholder no job id can be: set over removed list entries, then LREMed at once
 
 local function firstTime(jobKey, fields)
+  -- a key of another type is a damaged job with no time: as old as can be, so cleaning removes it
+  if redis.call("TYPE", jobKey)["ok"] ~= "hash" then
+    return 0
+  end
   for _, v in ipairs(redis.call("HMGET", jobKey, unpack(fields))) do
     if v then
       return tonumber(v)

@@ -48,7 +48,11 @@ local function collect(state)
   local out = {}
   local found = 0
   local function take(id)
-    local fields = redis.call("HGETALL", base .. id)
+    -- a key of another type is skipped like a missing job, rather than failing the whole listing
+    local fields = {}
+    if redis.call("TYPE", base .. id)["ok"] == "hash" then
+      fields = redis.call("HGETALL", base .. id)
+    end
     if #fields > 0 then
       out[#out + 1] = id
       out[#out + 1] = fields

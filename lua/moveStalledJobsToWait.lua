@@ -8,16 +8,20 @@
 -- KEYS[5] meta
 -- KEYS[6] events
 -- KEYS[7] marker
+-- KEYS[8] failed (where a damaged job is set aside)
 -- ARGV[1] key base
 -- ARGV[2] now (ms)
 -- ARGV[3] maxStalledCount
 -- ARGV[4] stalled interval (ms)
--- Returns the ids moved back to wait.
+-- Returns the ids moved back to wait. A job whose hash is missing or damaged is taken out of active and set aside
+-- (jobHealth) instead: one damaged job never stops the pass.
 --@include queueState
+--@include jobHealth
 
 if redis.call("EXISTS", KEYS[4]) == 1 then
   return {}
 end
+local candidates = redis.call("SMEMBERS", KEYS[1])
 redis.call("SET", KEYS[4], ARGV[2], "PX", ARGV[4])
 local maxLen = maxEvents(KEYS[5])
 redis.call("XTRIM", KEYS[6], "MAXLEN", "~", maxLen)
@@ -36,11 +40,17 @@ end
 local base = ARGV[1]
 local maxStalled = tonumber(ARGV[3])
 local moved = {}
-local candidates = redis.call("SMEMBERS", KEYS[1])
+local now = tonumber(ARGV[2])
 for _, jobId in ipairs(candidates) do
   local jobKey = base .. jobId
-  if redis.call("EXISTS", jobKey .. ":lock") == 0 and redis.call("LREM", KEYS[3], 1, jobId) > 0 then
-    if redis.call("EXISTS", jobKey) == 1 then
+  if redis.call("EXISTS", jobKey .. ":lock") == 0 then
+    -- checked before the LREM, so that a damaged job is set aside, not dropped by an error halfway
+    local problem = jobProblem(jobKey, "stc")
+    if redis.call("LREM", KEYS[3], 1, jobId) == 0 then
+      -- it left active meanwhile: nothing to do
+    elseif problem then
+      setAsideDamaged(jobKey, jobId, KEYS[8], KEYS[6], maxLen, "active", problem, now)
+    else
       local count = redis.call("HINCRBY", jobKey, "stc", 1)
       if count > maxStalled and not isLiveSchedulerJob(base, jobKey) then
         redis.call("HSET", jobKey, "defa", "job stalled more than allowable limit")

@@ -7,6 +7,7 @@
 -- KEYS[6] marker
 -- KEYS[7] meta
 -- KEYS[8] events
+-- KEYS[9] failed (where a damaged job is set aside)
 -- ARGV[1] key base
 -- ARGV[2] now (ms)
 -- ARGV[3] lock token
@@ -18,11 +19,12 @@
 --@include queueState
 --@include readyJob
 --@include takeLock
+--@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
 --@include fetchJob
 
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],
-  marker = KEYS[6], meta = KEYS[7], events = KEYS[8]}
+  marker = KEYS[6], meta = KEYS[7], events = KEYS[8], failed = KEYS[9]}
 return fetchJob(k, ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5],
   readLimits(readMeta(KEYS[7]), KEYS[7], ARGV[6], ARGV[7]))

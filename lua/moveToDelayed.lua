@@ -5,6 +5,7 @@
 -- KEYS[4] meta
 -- KEYS[5] events
 -- KEYS[6] stalled
+-- KEYS[7] failed (where a damaged job is set aside)
 -- ARGV[1] key base
 -- ARGV[2] job id
 -- ARGV[3] lock token
@@ -13,14 +14,17 @@
 -- ARGV[6] "1" to count a failed attempt (a backoff retry), "0" for a processor's own move
 -- ARGV[7] failed reason, or "" to leave as is
 -- ARGV[8] stacktrace (JSON array), or ""
--- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active.
+-- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 damaged hash (set aside to failed).
 --@include queueState
 --@include readyJob
 --@include lockCheck
+--@include jobHealth
+--@include leaveActiveSound
 
 local base, jobId = ARGV[1], ARGV[2]
 local jobKey = base .. jobId
-local left = leaveActive(jobKey, KEYS[1], KEYS[6], jobId, ARGV[3])
+local left = leaveActiveSound(jobKey, KEYS[1], KEYS[6], jobId, ARGV[3], KEYS[7], KEYS[5], maxEvents(KEYS[4]),
+  redisNowMs(), ARGV[6] == "1" and "atm" or "ats")
 if left ~= 0 then
   return left
 end

@@ -11,6 +11,7 @@
 -- KEYS[8] pc
 -- KEYS[9] delayed
 -- KEYS[10] marker
+-- KEYS[11] failed (where a damaged job is set aside, whatever the target)
 -- ARGV[1] key base
 -- ARGV[2] job id
 -- ARGV[3] lock token
@@ -27,13 +28,15 @@
 -- ARGV[14] worker name, or ""
 -- ARGV[15] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
 -- ARGV[16] the worker's limiter duration (ms), or ""
--- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active), else a fetch result
+-- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 the job's hash is damaged
+-- and it was moved to failed with a reason naming the damage), else a fetch result
 -- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
 --@include queueState
 --@include readyJob
 --@include takeLock
 --@include lockCheck
 --@include removeJobKeys
+--@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
 --@include fetchJob
@@ -42,11 +45,26 @@
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
 local jobKey = base .. jobId
--- one read tells that the job exists (every job has a name) and whether it owns a deduplication window
-local jobFields = redis.call("HMGET", jobKey, "name", "deid")
-if not jobFields[1] then
+-- everything this script reads from the job is checked before its first write
+local problem = jobProblem(jobKey, "atm")
+if problem == "missing" then
   return {-1}
 end
+if problem then
+  -- only the lock owner may set it aside, as it may finish it; a foreign or lost lock refuses as usual
+  local holder = redis.call("GET", jobKey .. ":lock")
+  if token ~= "0" and holder ~= token then
+    return {holder and -6 or -2}
+  end
+  if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
+    return {-3}
+  end
+  redis.call("SREM", KEYS[4], jobId)
+  setAsideDamaged(jobKey, jobId, KEYS[11], KEYS[3], readMeta(KEYS[5]).maxLen, "active", problem, now)
+  return {-20}
+end
+-- one read tells whether the job owns a deduplication window
+local jobFields = redis.call("HMGET", jobKey, "name", "deid")
 local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
 if lock ~= 0 then
   return {lock}
@@ -122,7 +140,7 @@ else
 end
 
 local k = {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
-  marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}
+  marker = KEYS[10], meta = KEYS[5], events = KEYS[3], failed = KEYS[11]}
 local result = {0, 0, 0, 0}
 -- drained as BullMQ decides it: a worker that asked for a next job and found the queue paused (or maxed), or a
 -- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained

@@ -9,13 +9,17 @@
 -- KEYS[8] meta
 -- KEYS[9] events
 -- ARGV[1] job id
--- Returns 0, or -1 no job, -3 not delayed.
+-- Returns 0, or -1 no job, -3 not delayed, -21 the job key is not a hash.
 --@include queueState
 --@include readyJob
 
 local jobKey, jobId = KEYS[1], ARGV[1]
-if redis.call("EXISTS", jobKey) == 0 then
+-- a key of another type is refused as such, before any write
+local jobKeyType = redis.call("TYPE", jobKey)["ok"]
+if jobKeyType == "none" then
   return -1
+elseif jobKeyType ~= "hash" then
+  return -21
 end
 if redis.call("ZREM", KEYS[2], jobId) == 0 then
   return -3

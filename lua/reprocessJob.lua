@@ -14,13 +14,17 @@
 -- ARGV[3] "1" when the job is LIFO
 -- ARGV[4] "1" to reset attemptsMade
 -- ARGV[5] "1" to reset attemptsStarted
--- Returns 0, or -1 no job, -3 not in that state.
+-- Returns 0, or -1 no job, -3 not in that state, -21 the job key is not a hash.
 --@include queueState
 --@include readyJob
 
 local jobKey, jobId, state = KEYS[1], ARGV[1], ARGV[2]
-if redis.call("EXISTS", jobKey) == 0 then
+-- a key of another type is refused as such, before any write
+local jobKeyType = redis.call("TYPE", jobKey)["ok"]
+if jobKeyType == "none" then
   return -1
+elseif jobKeyType ~= "hash" then
+  return -21
 end
 if redis.call("ZREM", KEYS[2], jobId) == 0 then
   return -3

@@ -9,24 +9,28 @@
 -- KEYS[7] events
 -- KEYS[8] stalled
 -- KEYS[9] delayed
+-- KEYS[10] failed (where a damaged job is set aside)
 -- ARGV[1] key base
 -- ARGV[2] job id
 -- ARGV[3] lock token
 -- ARGV[4] failed reason
 -- ARGV[5] stacktrace (JSON array), or ""
 -- ARGV[6] now (ms)
--- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active.
+-- Returns 0, or -1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 damaged hash (set aside to failed).
 --@include queueState
 --@include readyJob
 --@include lockCheck
+--@include jobHealth
+--@include leaveActiveSound
 --@include promoteDelayed
 
 local base, jobId = ARGV[1], ARGV[2]
 local meta = readMeta(KEYS[6])
 promoteDueJobs({wait = KEYS[2], active = KEYS[1], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[9],
-  marker = KEYS[5], events = KEYS[7]}, base, tonumber(ARGV[6]), meta)
+  marker = KEYS[5], events = KEYS[7], failed = KEYS[10]}, base, tonumber(ARGV[6]), meta)
 local jobKey = base .. jobId
-local left = leaveActive(jobKey, KEYS[1], KEYS[8], jobId, ARGV[3])
+local left = leaveActiveSound(jobKey, KEYS[1], KEYS[8], jobId, ARGV[3], KEYS[10], KEYS[7], meta.maxLen,
+  tonumber(ARGV[6]), "atm")
 if left ~= 0 then
   return left
 end

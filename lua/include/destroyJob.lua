@@ -1,6 +1,15 @@
 -- Removing jobs for good (remove, drain, clean, obliterate). Needs queueState.
 -- Everything is built from the queue's base "P:Q:"; a parent in another queue is left alone (see unlinkParent).
 
+-- A field of a job's hash, or false; a key of another type counts as a job without the field, so that one damaged
+-- job does not stop a removal of many halfway.
+local function jobField(jobKey, field)
+  if redis.call("TYPE", jobKey)["ok"] ~= "hash" then
+    return false
+  end
+  return redis.call("HGET", jobKey, field)
+end
+
 -- Deletes a job's hash and sub-keys; returns how many existed.
 local function deleteJobKeys(jobKey)
   return redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":lock", jobKey .. ":dependencies",
@@ -25,7 +34,7 @@ end
 
 -- True for the pending iteration of a live job scheduler, which only the scheduler may remove.
 local function isSchedulerJob(base, jobId)
-  local schedulerId = redis.call("HGET", base .. jobId, "rjk")
+  local schedulerId = jobField(base .. jobId, "rjk")
   if not schedulerId then
     return false
   end
@@ -35,7 +44,7 @@ end
 
 -- A deduplication key owned by this job dies with it, so the next add with that id is accepted.
 local function dropDedupKey(base, jobId)
-  local dedupId = redis.call("HGET", base .. jobId, "deid")
+  local dedupId = jobField(base .. jobId, "deid")
   if dedupId and redis.call("GET", base .. "de:" .. dedupId) == jobId then
     redis.call("DEL", base .. "de:" .. dedupId, base .. "dn:" .. dedupId)
   end
@@ -46,7 +55,7 @@ end
 -- Only parents of this same queue are touched, so the script stays within one queue's keys.
 local function unlinkParent(base, jobId, hard)
   local jobKey = base .. jobId
-  local parentKey = redis.call("HGET", jobKey, "parentKey")
+  local parentKey = jobField(jobKey, "parentKey")
   if not parentKey or string.sub(parentKey, 1, #base) ~= base then
     return
   end

@@ -1,6 +1,7 @@
 -- Taking the next job: promote due delayed jobs, then pop wait (or else the best prioritized job), lock it,
--- mark it started. Needs queueState, readyJob, takeLock and promoteDelayed. The table k holds the queue's keys:
--- wait, active, prioritized, pc, delayed, marker, meta, events.
+-- mark it started. Needs queueState, readyJob, takeLock, jobHealth and promoteDelayed. The table k holds the
+-- queue's keys: wait, active, prioritized, pc, delayed, marker, meta, events, failed. A job whose hash is missing
+-- or damaged is set aside (jobHealth) instead of being started, and the next one is taken.
 
 -- The due time (ms) of the earliest delayed job, or 0.
 local function nextDelayedTime(k)
@@ -9,6 +10,26 @@ local function nextDelayedTime(k)
     return math.floor(tonumber(first[2]) / 4096)
   end
   return 0
+end
+
+-- The next ready id, moved to active, and the state it came from (nil when none is ready): wait first, else the
+-- best prioritized job.
+local function popReady(k)
+  local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  -- skip legacy "0:" delay markers that old versions left in wait
+  while jobId and string.sub(jobId, 1, 2) == "0:" do
+    redis.call("LREM", k.active, 1, jobId)
+    jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  end
+  if jobId then
+    return jobId, "waiting"
+  end
+  local popped = redis.call("ZPOPMIN", k.prioritized)
+  if popped[1] then
+    redis.call("LPUSH", k.active, popped[1])
+    return popped[1], "prioritized"
+  end
+  return nil
 end
 
 -- Returns {fields, jobId, 0, 0, readyCount}, or {0, 0, 0, nextDelayed} when no job can be taken, or
@@ -24,24 +45,27 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   if pausedOrMaxed(meta, k.active) then
     return {0, 0, 0, 0}
   end
-  local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-  -- skip legacy "0:" delay markers that old versions left in wait
-  while jobId and string.sub(jobId, 1, 2) == "0:" do
-    redis.call("LREM", k.active, 1, jobId)
-    jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  local jobId, from = popReady(k)
+  local jobKey = jobId and base .. jobId
+  -- a damaged job is never started (a partial hash written here would loop through the stalled check forever)
+  local problem = jobId and jobProblem(jobKey, "ats")
+  local skipped = 0
+  while problem do
+    redis.call("LREM", k.active, -1, jobId)
+    setAsideDamaged(jobKey, jobId, k.failed, k.events, meta.maxLen, from, problem, now)
+    skipped = skipped + 1
+    if skipped >= 1000 then
+      return {0, 0, 0, 0} -- bounded work per call: the worker fetches again
+    end
+    jobId, from = popReady(k)
+    jobKey = jobId and base .. jobId
+    problem = jobId and jobProblem(jobKey, "ats")
   end
   if not jobId then
-    local popped = redis.call("ZPOPMIN", k.prioritized)
-    if popped[1] then
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    else
-      redis.call("DEL", k.pc)
-      clearReadyMarker(k.marker)
-      return {0, 0, 0, nextDelayedTime(k)}
-    end
+    redis.call("DEL", k.pc)
+    clearReadyMarker(k.marker)
+    return {0, 0, 0, nextDelayedTime(k)}
   end
-  local jobKey = base .. jobId
   if not takeLock(jobKey .. ":lock", token, lockMs) then
     -- another owner's lock is live: leave the job in active; the stalled check requeues it once that lock expires
     return {0, 0, 0, 0}

@@ -17,10 +17,11 @@ local function checkAndReleaseLock(jobKey, stalledKey, jobId, token)
   return 0
 end
 
--- The common start of every move out of active: 0 when the job exists, the token owns it (its lock is then
+-- The common start of every move out of active: 0 when the job's hash exists, the token owns it (its lock is then
 -- released) and it was in active (now removed from it); else -1 (no job), -2/-6 (lock) or -3 (not active).
 local function leaveActive(jobKey, activeKey, stalledKey, jobId, token)
-  if redis.call("EXISTS", jobKey) == 0 then
+  -- a key of another type is no job either: refused before any write (the stalled check sets it aside later)
+  if redis.call("TYPE", jobKey)["ok"] ~= "hash" then
     return -1
   end
   local lock = checkAndReleaseLock(jobKey, stalledKey, jobId, token)

@@ -1,5 +1,6 @@
--- Promoting delayed jobs that fell due, before a job is fetched or put back to wait. Needs queueState and
--- readyJob. The table k holds the queue's keys: wait, active, prioritized, pc, delayed, marker, events.
+-- Promoting delayed jobs that fell due, before a job is fetched or put back to wait. Needs queueState, readyJob
+-- and jobHealth. The table k holds the queue's keys: wait, active, prioritized, pc, delayed, marker, events,
+-- failed. A due job whose hash is missing or damaged is set aside (jobHealth), never promoted.
 
 -- Moves delayed jobs that are due at `now` to wait or prioritized, 1000 per call.
 local function promoteDueJobs(k, base, now, meta)
@@ -10,13 +11,17 @@ local function promoteDueJobs(k, base, now, meta)
   for _, jobId in ipairs(due) do
     local jobKey = base .. jobId
     redis.call("ZREM", k.delayed, jobId)
-    local fields = redis.call("HMGET", jobKey, "priority", "opts")
-    local priority = tonumber(fields[1]) or 0
-    -- a promoted job joins the back of its lane, as in BullMQ
-    pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
-    redis.call("HSET", jobKey, "delay", 0)
-    redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId,
-      "prev", "delayed")
+    local problem = jobKeyProblem(jobKey)
+    if problem then
+      setAsideDamaged(jobKey, jobId, k.failed, k.events, meta.maxLen, "delayed", problem, now)
+    else
+      local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
+      -- a promoted job joins the back of its lane, as in BullMQ
+      pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
+      redis.call("HSET", jobKey, "delay", 0)
+      redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId,
+        "prev", "delayed")
+    end
   end
   if not pausedOrMaxed(meta, k.active) then
     addReadyMarker(k.marker)

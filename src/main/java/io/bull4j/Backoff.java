@@ -25,47 +25,79 @@ public final class Backoff {
         this.jitter = jitter;
     }
 
+    /**
+     * The same wait before every retry.
+     *
+     * @param delay zero or positive
+     * @return the backoff
+     */
     public static Backoff fixed(Duration delay) {
         return new Backoff("fixed", delay, 0);
     }
 
+    /**
+     * A wait that doubles with each retry: {@code delay}, {@code 2×delay}, {@code 4×delay}...
+     *
+     * @param delay the first wait; zero or positive
+     * @return the backoff
+     */
     public static Backoff exponential(Duration delay) {
         return new Backoff("exponential", delay, 0);
     }
 
-    /** A type the worker's {@link BackoffStrategy} resolves; {@code delay} is passed along as a hint. */
+    /**
+     * A type the worker's {@link BackoffStrategy} resolves; {@code delay} is passed along as a hint.
+     *
+     * @param type the type name, not {@code "fixed"} or {@code "exponential"} to reach the strategy
+     * @param delay a hint for the strategy; zero or positive
+     * @return the backoff
+     */
     public static Backoff custom(String type, Duration delay) {
         return new Backoff(type, delay, 0);
     }
 
-    /** Internal: a backoff as stored by any producer. */
-    public static Backoff of(String type, Duration delay, double jitter) {
+    /** A backoff as any producer stored it, jitter included. */
+    static Backoff of(String type, Duration delay, double jitter) {
         return new Backoff(type, delay, jitter);
     }
 
+    /**
+     * This backoff with a jitter: each wait is drawn from {@code [d·(1−jitter), d)}.
+     *
+     * @param jitter from 0 (none) to 1
+     * @return a new backoff
+     */
     public Backoff withJitter(double jitter) {
         return new Backoff(type, delay, jitter);
     }
 
+    /** {@return the type: {@code "fixed"}, {@code "exponential"} or a custom name} */
     public String type() {
         return type;
     }
 
+    /** {@return the base delay} */
     public Duration delay() {
         return delay;
     }
 
+    /** {@return the jitter, from 0 (none) to 1} */
     public double jitter() {
         return jitter;
     }
 
+    /** {@return whether bull4j computes the wait itself ({@code fixed} or {@code exponential})} */
     public boolean isBuiltIn() {
         return type.equals("fixed") || type.equals("exponential");
     }
 
     /**
-     * The built-in delay before the retry that follows failed attempt number {@code attemptsMade} (1-based),
-     * with jitter drawn from {@code random} in [0, 1).
+     * The built-in delay before the retry that follows failed attempt number {@code attemptsMade} (1-based), as
+     * BullMQ computes it.
+     *
+     * @param attemptsMade attempts made so far, the failed one included
+     * @param random a number in [0, 1) that draws the jitter
+     * @return the wait
      */
     public Duration delayFor(int attemptsMade, double random) {
         long base = delay.toMillis();

@@ -11,8 +11,12 @@ import java.time.Duration;
 @FunctionalInterface
 public interface BackoffStrategy {
     /**
+     * The wait before the retry of a failed attempt.
+     *
      * @param attemptsMade attempts made so far, including the one that just failed
      * @param type         the job's backoff type
+     * @param error        what the processor threw
+     * @param job          the job
      * @return the wait before the retry; {@link Duration#ZERO} retries at once; {@code null} fails the job now
      */
     Duration delay(int attemptsMade, String type, Throwable error, Job job);

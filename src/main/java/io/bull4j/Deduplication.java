@@ -36,21 +36,37 @@ public final class Deduplication {
         keepLastIfActive = b.keepLastIfActive;
     }
 
-    /** Simple mode: no ttl; the owner keeps the id until it finishes. */
+    /**
+     * Simple mode: no ttl; the owner keeps the id until it finishes.
+     *
+     * @param id the deduplication id, not empty
+     * @return the options
+     */
     public static Deduplication of(String id) {
         return builder(id).build();
     }
 
+    /**
+     * A builder for the other modes.
+     *
+     * @param id the deduplication id, not empty
+     * @return a builder with no option set
+     */
     public static Builder builder(String id) {
         return new Builder(id);
     }
 
+    /** {@return the deduplication id} */
     public String id() { return id; }
-    /** null: no ttl. */
+    /** {@return how long the owner keeps the id, or null: until it finishes} */
     public Duration ttl() { return ttl; }
+    /** {@return whether a duplicate add restarts the ttl} */
     public boolean extend() { return extend; }
+    /** {@return whether a duplicate add replaces an owner that is still delayed} */
     public boolean replace() { return replace; }
+    /** {@return whether a duplicate add moves an owner that is still delayed to its own delay} */
     public boolean reschedule() { return reschedule; }
+    /** {@return whether a duplicate add while the owner is active is kept and created when the owner finishes} */
     public boolean keepLastIfActive() { return keepLastIfActive; }
 
     @Override
@@ -73,7 +89,7 @@ public final class Deduplication {
                 + (keepLastIfActive ? ", keepLastIfActive" : "") + "}";
     }
 
-    /** Not thread-safe. */
+    /** A builder of {@link Deduplication}; each setter checks its value at once. Not thread-safe. */
     public static final class Builder {
         private final String id;
         private Duration ttl;
@@ -87,7 +103,12 @@ public final class Deduplication {
             this.id = id;
         }
 
-        /** How long the owner keeps the id (whole milliseconds, at least 1). */
+        /**
+         * How long the owner keeps the id, even after it finished (throttle).
+         *
+         * @param ttl whole milliseconds, at least 1
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             ValidationException.check(ttl != null && ttl.toMillis() >= 1, "deduplication.ttl",
                     "must be at least 1 ms (was " + ttl + ")");
@@ -97,26 +118,52 @@ public final class Deduplication {
             return this;
         }
 
+        /**
+         * With a ttl: each duplicate add restarts the ttl.
+         *
+         * @param extend true to turn it on
+         * @return this builder
+         */
         public Builder extend(boolean extend) {
             this.extend = extend;
             return this;
         }
 
+        /**
+         * A duplicate add replaces an owner that is still delayed (debounce).
+         *
+         * @param replace true to turn it on
+         * @return this builder
+         */
         public Builder replace(boolean replace) {
             this.replace = replace;
             return this;
         }
 
+        /**
+         * A duplicate add moves an owner that is still delayed to the new add's delay.
+         *
+         * @param reschedule true to turn it on
+         * @return this builder
+         */
         public Builder reschedule(boolean reschedule) {
             this.reschedule = reschedule;
             return this;
         }
 
+        /**
+         * A duplicate add while the owner is active is kept (the latest wins) and created when the owner
+         * completes or finally fails; the ttl is then ignored.
+         *
+         * @param keepLastIfActive true to turn it on
+         * @return this builder
+         */
         public Builder keepLastIfActive(boolean keepLastIfActive) {
             this.keepLastIfActive = keepLastIfActive;
             return this;
         }
 
+        /** {@return the options} */
         public Deduplication build() {
             return new Deduplication(this);
         }

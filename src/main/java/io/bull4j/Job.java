@@ -3,7 +3,6 @@ package io.bull4j;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.internal.codec.Json;
-import io.bull4j.internal.codec.OptionsCodec;
 import io.bull4j.internal.script.ChangeDelay;
 import io.bull4j.internal.script.ChangePriority;
 import io.bull4j.internal.script.JobData;
@@ -66,38 +65,67 @@ public final class Job {
         return fields;
     }
 
+    /** {@return the job's id} */
     public String id() {
         return id;
     }
 
+    /** {@return the job's name; empty when a producer stored none} */
     public String name() {
         return fields.getOrDefault("name", "");
     }
 
+    /** {@return the name of the job's queue} */
     public String queueName() {
         return ctx.name();
     }
 
-    /** The data as stored: a JSON text ({@code {}} when a producer stored none). */
+    /** {@return the data as stored: a JSON text ({@code {}} when a producer stored none)} */
     public String dataJson() {
         String data = fields.get("data");
         return data == null || data.isEmpty() ? "{}" : data;
     }
 
-    /** The data as plain Java values: maps, lists, strings, numbers, booleans or null. */
+    /** {@return the data as plain Java values: maps, lists, strings, numbers, booleans or null} */
     public Object data() {
         return data(Object.class);
     }
 
-    /** The data read as {@code type} through Jackson, e.g. a record class. */
+    /**
+     * The data read as {@code type} through the queue's or worker's Jackson mapper, e.g. a record class.
+     *
+     * @param type the class to read it as
+     * @param <T> the type of the data
+     * @return the data
+     * @throws Bull4jException when the JSON cannot be read as {@code type}
+     */
     public <T> T data(Class<T> type) {
-        return Json.read(ctx.mapper, dataJson(), ctx.mapper.constructType(type));
+        return readData(ctx.mapper.constructType(type));
     }
 
+    /**
+     * The data read as a generic type through the Jackson mapper, e.g. {@code new TypeReference<List<Item>>() {}}.
+     *
+     * @param type the type to read it as
+     * @param <T> the type of the data
+     * @return the data
+     * @throws Bull4jException when the JSON cannot be read as {@code type}
+     */
     public <T> T data(TypeReference<T> type) {
-        return Json.read(ctx.mapper, dataJson(), ctx.mapper.constructType(type));
+        return readData(ctx.mapper.constructType(type));
     }
 
+    /** Unreadable data fails with a message naming the field and the job, which is what an operator looks for. */
+    private <T> T readData(com.fasterxml.jackson.databind.JavaType type) {
+        try {
+            return Json.read(ctx.mapper, dataJson(), type);
+        } catch (Bull4jException e) {
+            throw new JobException(ctx.name(), id, JobException.Reason.BAD_DATA, "job " + id + " of queue "
+                    + ctx.name() + ": field data " + e.getMessage(), e);
+        }
+    }
+
+    /** {@return the job's options as its producer stored them (options bull4j cannot read are left unset)} */
     public JobOptions opts() {
         JobOptions o = opts;
         if (o == null) {
@@ -107,27 +135,36 @@ public final class Job {
         return o;
     }
 
-    /** The processor's return value as JSON text, or null while the job has not completed. */
+    /** {@return the processor's return value as JSON text, or null while the job has not completed} */
     public String returnValueJson() {
         return fields.get("returnvalue");
     }
 
+    /**
+     * The return value read as {@code type} through the Jackson mapper.
+     *
+     * @param type the class to read it as
+     * @param <T> the type of the value
+     * @return the value, or null while the job has not completed
+     * @throws Bull4jException when the JSON cannot be read as {@code type}
+     */
     public <T> T returnValue(Class<T> type) {
         String json = returnValueJson();
         return json == null ? null : Json.read(ctx.mapper, json, ctx.mapper.constructType(type));
     }
 
-    /** The last progress reported (a number, or any JSON value), 0 when none was. */
+    /** {@return the last progress reported (a number, or any JSON value as plain Java values); 0 when none was} */
     public Object progress() {
         String json = fields.get("progress");
         return json == null || json.isEmpty() ? 0 : Json.read(ctx.mapper, json, ctx.mapper.constructType(Object.class));
     }
 
+    /** {@return the message of the last failed attempt, or null} */
     public String failedReason() {
         return fields.get("failedReason");
     }
 
-    /** The stack traces of failed attempts, oldest first. */
+    /** {@return the stack traces of failed attempts, oldest first; empty when none} */
     public List<String> stacktrace() {
         JsonNode n = Json.tree(fields.get("stacktrace"));
         List<String> out = new ArrayList<>();
@@ -137,46 +174,52 @@ public final class Job {
         return out;
     }
 
+    /** {@return when the job was created (its {@code timestamp} option, else the time of the add)} */
     public Instant timestamp() {
         return Instant.ofEpochMilli(longField("timestamp"));
     }
 
-    /** When processing last started, or null. */
+    /** {@return when processing last started, or null} */
     public Instant processedOn() {
         return fields.containsKey("processedOn") ? Instant.ofEpochMilli(longField("processedOn")) : null;
     }
 
+    /** {@return when the job completed or failed for good, or null} */
     public Instant finishedOn() {
         return fields.containsKey("finishedOn") ? Instant.ofEpochMilli(longField("finishedOn")) : null;
     }
 
+    /** {@return the job's delay, as stored; zero when none} */
     public Duration delay() {
         return Duration.ofMillis(longField("delay"));
     }
 
+    /** {@return the job's priority; 0 for none} */
     public int priority() {
         return (int) longField("priority");
     }
 
-    /** Attempts finished (failed or completed), as BullMQ's {@code attemptsMade}. */
+    /** {@return the attempts finished (failed or completed), as BullMQ's {@code attemptsMade}} */
     public int attemptsMade() {
         return (int) (fields.containsKey("atm") ? longField("atm") : longField("attemptsMade"));
     }
 
+    /** {@return the attempts started, as BullMQ's {@code attemptsStarted}} */
     public int attemptsStarted() {
         return (int) longField("ats");
     }
 
+    /** {@return how many times the job stalled (its lock expired while it was active)} */
     public int stalledCounter() {
         return (int) longField("stc");
     }
 
-    /** The name of the worker that last took the job, or null. */
+    /** {@return the name of the worker that last took the job, or null} */
     public String processedBy() {
         return fields.get("pb");
     }
 
-    /** The deduplication id the job was added with ({@code deid}), or null. */
+    /** {@return the deduplication id the job was added with ({@code deid}), or null} */
     public String deduplicationId() {
         String deid = fields.get("deid");
         if (deid != null) {
@@ -200,14 +243,14 @@ public final class Job {
                 "removeDeduplicationKey");
     }
 
-    /** The reason a worker must fail this job without running it (e.g. stalled too often), or null. */
+    /** {@return the reason a worker must fail this job without running it (e.g. stalled too often), or null} */
     public String deferredFailure() {
         return fields.get("defa");
     }
 
     /**
-     * The lock token while a worker holds this job, else null. It changes on every fetch, so a processor can use
-     * it as a fencing token for its own writes.
+     * {@return the lock token while a worker holds this job, else null} It changes on every fetch, so a processor can
+     * use it as a fencing token for its own writes.
      */
     public String token() {
         return token;
@@ -227,7 +270,12 @@ public final class Job {
 
     // ---- operations ----
 
-    /** Stores the progress (a number or any JSON-serializable value) and emits a {@code progress} event. */
+    /**
+     * Stores the progress and emits a {@code progress} event (and {@link WorkerListener#onProgress}).
+     *
+     * @param progress a number or any JSON-serializable value
+     * @throws ValidationException when it cannot be serialized
+     */
     public void updateProgress(Object progress) {
         String json = Json.write(ctx.mapper, progress, "progress");
         ctx.await(JobData.updateProgress(ctx.scripts(), ctx.keys, id, json), "updateProgress");
@@ -237,24 +285,34 @@ public final class Job {
         }
     }
 
-    /** Appends a line to the job's log (keeping the job's {@code keepLogs} newest); returns the line count. */
+    /**
+     * Appends a line to the job's log, keeping the job's {@code keepLogs} newest.
+     *
+     * @param line the line; not null
+     * @return the number of lines in the log
+     */
     public long log(String line) {
         ValidationException.check(line != null, "line", "must not be null");
         return ctx.await(JobData.addLog(ctx.scripts(), ctx.keys, id, line, opts().keepLogs()), "log");
     }
 
-    /** Replaces the job's data. */
+    /**
+     * Replaces the job's data. This snapshot does not change; {@link #refresh()} reads the new one.
+     *
+     * @param data the new data, serialized to JSON with the mapper
+     * @throws ValidationException when it cannot be serialized
+     */
     public void updateData(Object data) {
         String json = Json.write(ctx.mapper, data, "data");
         ctx.await(JobData.updateData(ctx.scripts(), ctx.keys, id, json), "updateData");
     }
 
-    /** Where the job is now (read from Redis). */
+    /** {@return where the job is now, read from Redis; {@link JobState#UNKNOWN} when it no longer exists} */
     public JobState getState() {
         return JobState.fromWireName(ctx.await(JobData.state(ctx.scripts(), ctx.keys, id), "getState"));
     }
 
-    /** Re-reads the job from Redis; null if it no longer exists. */
+    /** {@return the job as Redis holds it now, or null if it no longer exists} */
     public Job refresh() {
         Map<String, String> now = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "getJob");
         return now == null || now.isEmpty() ? null : new Job(ctx, id, now, token);
@@ -263,10 +321,16 @@ public final class Job {
     /**
      * From inside the processor: moves this active job to delayed until {@code when}, without counting a failed
      * attempt, then throws {@link DelayedException} so that the worker leaves the job there. Let it propagate.
+     *
+     * @param when when the job is due again
+     * @throws DelayedException always, once the job is moved
+     * @throws JobException when this worker no longer holds the job's lock
      */
     public void moveToDelayed(Instant when) {
         ValidationException.check(when != null, "when", "must not be null");
         ValidationException.check(token != null, "token", "only the worker processing the job can delay it");
+        ValidationException.check(!when.isAfter(Instant.ofEpochMilli(JobOptions.MAX_DUE_MS)), "when",
+                "must be at most " + Instant.ofEpochMilli(JobOptions.MAX_DUE_MS) + " (was " + when + ")");
         long due = when.toEpochMilli();
         long delay = Math.max(0, due - ctx.now());
         ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, id, token, due, delay, null, null), "moveToDelayed");
@@ -306,6 +370,12 @@ public final class Job {
      * As {@link #retry(JobState)}, optionally resetting {@link #attemptsMade()} and {@link #attemptsStarted()} to
      * 0 (BullMQ's {@code resetAttemptsMade} and {@code resetAttemptsStarted}), so the job gets all its attempts
      * again.
+     *
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}: where the job must be
+     * @param resetAttemptsMade whether {@link #attemptsMade()} starts again from 0
+     * @param resetAttemptsStarted whether {@link #attemptsStarted()} starts again from 0
+     * @throws JobException {@code NOT_IN_STATE} when the job is not in {@code state}, {@code JOB_NOT_FOUND} when
+     *     it no longer exists
      */
     public void retry(JobState state, boolean resetAttemptsMade, boolean resetAttemptsStarted) {
         ValidationException.check(state == JobState.COMPLETED || state == JobState.FAILED, "state",
@@ -336,10 +406,18 @@ public final class Job {
     public void changeDelay(Duration delay) {
         ValidationException.check(delay != null, "delay", "must not be null");
         ValidationException.check(!delay.isNegative(), "delay", "must not be negative (was " + delay + ")");
+        ValidationException.check(delay.compareTo(JobOptions.MAX_DELAY) <= 0, "delay", "must be at most "
+                + JobOptions.MAX_DELAY.toMillis() + " ms (was " + delay + ")");
+        JobOptions.checkDue(ctx.now(), delay, "delay");
         ctx.await(ChangeDelay.run(ctx.scripts(), ctx.keys, id, delay.toMillis(), ctx.now()), "changeDelay");
     }
 
-    /** {@link #changePriority(int, boolean) changePriority(priority, false)}. */
+    /**
+     * {@link #changePriority(int, boolean) changePriority(priority, false)}.
+     *
+     * @param priority 0 to {@value JobOptions#MAX_PRIORITY}
+     * @throws JobException {@code JOB_NOT_FOUND} when the job no longer exists
+     */
     public void changePriority(int priority) {
         changePriority(priority, false);
     }
@@ -350,6 +428,7 @@ public final class Job {
      * other state only gets the new value, used when it next becomes ready. No event is emitted, as in BullMQ.
      *
      * @param priority 0 to {@value JobOptions#MAX_PRIORITY}
+     * @param lifo whether a waiting job goes to the front of its line instead of the back
      * @throws JobException {@code JOB_NOT_FOUND} when the job no longer exists
      */
     public void changePriority(int priority, boolean lifo) {
@@ -362,6 +441,7 @@ public final class Job {
      * From inside the processor: extends this job's lock to {@code duration} from now, for a step that may
      * outlast the worker's automatic renewal. It also clears the job from the stalled check's candidates.
      *
+     * @param duration how long the lock lives from now; at least 1 ms
      * @throws JobException {@code LOCK_MISSING} when the lock has expired, {@code LOCK_MISMATCH} when another
      *     worker holds it: either way this processor no longer owns the job
      */
@@ -383,6 +463,7 @@ public final class Job {
      * returned as this snapshot plus the return value the {@code completed} event carried.
      *
      * @param timeout how long to wait at most
+     * @return the job as stored when it finished
      * @throws JobFailedException when the job failed (for good: retries are not failures), with its reason
      * @throws WaitTimeoutException when it did not finish within {@code timeout}
      * @throws JobException {@code JOB_NOT_FOUND} when the job does not exist or is removed while waited for
@@ -406,6 +487,8 @@ public final class Job {
      * }</pre>
      *
      * @param events a reader of this job's queue, not closed
+     * @param timeout how long to wait at most
+     * @return the job as stored when it finished
      * @throws JobFailedException when the job failed (for good), with its reason
      * @throws WaitTimeoutException when it did not finish within {@code timeout}
      * @throws JobException {@code JOB_NOT_FOUND} when the job does not exist or is removed while waited for

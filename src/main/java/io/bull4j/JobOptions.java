@@ -1,5 +1,7 @@
 package io.bull4j;
 
+import io.bull4j.internal.keys.QueueKeys;
+
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -20,6 +22,14 @@ import java.util.Objects;
 public final class JobOptions {
     /** The highest priority value BullMQ accepts (2^21 - 1); 0 means none and runs before any prioritized job. */
     public static final int MAX_PRIORITY = 2_097_151;
+    /**
+     * The latest due time (epoch ms) a delayed job can have: its score in the delayed set is due * 4096 plus a
+     * sequence, and a Redis score is a double, exact only below 2^53. That is 2^41 - 1 ms, in September 2039.
+     */
+    public static final long MAX_DUE_MS = (1L << 41) - 1;
+    /** The longest delay accepted at all; the add checks that now + delay stays within {@link #MAX_DUE_MS}. */
+    public static final Duration MAX_DELAY = Duration.ofMillis(MAX_DUE_MS);
+    /** No option set: every job option falls back to the queue's defaults, then to BullMQ's. */
     public static final JobOptions DEFAULTS = builder().build();
 
     private final String jobId;
@@ -52,10 +62,12 @@ public final class JobOptions {
         deduplication = b.deduplication;
     }
 
+    /** {@return a builder with no option set} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these options, to change some of them} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.jobId = jobId;
@@ -74,7 +86,12 @@ public final class JobOptions {
         return b;
     }
 
-    /** These options, with unset ones taken from {@code defaults}. */
+    /**
+     * These options, with the unset ones taken from {@code defaults}.
+     *
+     * @param defaults the options to fill in from, such as the queue's default job options
+     * @return the merged options
+     */
     public JobOptions withDefaults(JobOptions defaults) {
         Builder b = toBuilder();
         if (b.jobId == null) b.jobId = defaults.jobId;
@@ -93,31 +110,37 @@ public final class JobOptions {
         return b.build();
     }
 
-    /** The custom id, or null for an id from the queue's counter. */
+    /** {@return the custom id, or null for an id from the queue's counter} */
     public String jobId() { return jobId; }
+    /** {@return the delay before the job may run; zero when unset} */
     public Duration delay() { return delay == null ? Duration.ZERO : delay; }
+    /** {@return the priority, from 1 (first) to {@value #MAX_PRIORITY}; 0, the default, for none} */
     public int priority() { return priority == null ? 0 : priority; }
+    /** {@return whether the job goes to the front of the wait list; false when unset} */
     public boolean lifo() { return lifo != null && lifo; }
-    /** Whether delay was set (even to zero): set options are stored in the job's options, as BullMQ does. */
+    /** {@return whether delay was set, even to zero: set options are stored in the job's options, as BullMQ does} */
     public boolean hasDelay() { return delay != null; }
-    /** Whether priority was set (even to 0). */
+    /** {@return whether priority was set, even to 0} */
     public boolean hasPriority() { return priority != null; }
-    /** Whether lifo was set (even to false). */
+    /** {@return whether lifo was set, even to false} */
     public boolean hasLifo() { return lifo != null; }
-    /** Attempts in all, as stored; 0 (the default) and 1 both mean a single try. */
+    /** {@return how many times the job may run in all, as stored; 0 (the default) and 1 both mean a single try} */
     public int attempts() { return attempts == null ? 0 : attempts; }
-    /** null when failures are not retried with a wait. */
+    /** {@return the wait before a retry, or null to retry at once} */
     public Backoff backoff() { return backoff; }
-    /** null when unset (the worker's default applies, else all are kept). */
+    /** {@return which completed jobs to keep, or null when unset (the worker's default applies, else all are kept)} */
     public KeepJobs removeOnComplete() { return removeOnComplete; }
+    /** {@return which failed jobs to keep, or null when unset (the worker's default applies, else all are kept)} */
     public KeepJobs removeOnFail() { return removeOnFail; }
-    /** null when unset (now, at add). */
+    /** {@return the job's creation time, or null when unset (the time of the add)} */
     public Instant timestamp() { return timestamp; }
-    /** null when unset (no limit). */
+    /** {@return how many stack traces of failed attempts the job keeps, or null when unset (all)} */
     public Integer stackTraceLimit() { return stackTraceLimit; }
+    /** {@return how many log lines the job keeps (the newest), or null when unset (all)} */
     public Integer keepLogs() { return keepLogs; }
+    /** {@return the largest {@code data} JSON in bytes that an add accepts, or null when unset (no limit)} */
     public Integer sizeLimit() { return sizeLimit; }
-    /** null when the job is not deduplicated. */
+    /** {@return the deduplication options, or null when the job is not deduplicated} */
     public Deduplication deduplication() { return deduplication; }
 
     @Override
@@ -147,7 +170,11 @@ public final class JobOptions {
                 + (deduplication != null ? ", deduplication=" + deduplication : "") + "}";
     }
 
-    /** Validates each value as it is set; {@link #build()} checks combinations. Not thread-safe. */
+    /**
+     * A builder of {@link JobOptions}. Each setter checks its value at once and throws a {@link ValidationException}
+     * naming the field. An option left unset takes the queue's default; an option set is stored in the job's
+     * options even at its default value, as BullMQ stores what it is given. Not thread-safe.
+     */
     public static final class Builder {
         private String jobId;
         private Duration delay;
@@ -166,7 +193,14 @@ public final class JobOptions {
         private Builder() {
         }
 
-        /** A custom id: adding a job whose id exists returns the existing job and adds nothing. */
+        /**
+         * A custom id. Adding a job whose id exists adds nothing and returns the existing job. BullMQ's rules apply: not
+         * an integer (Redis counters own those), not {@code "0"}, not starting with {@code "0:"}, and no {@code ':'}.
+         * Default: none, so the queue's counter gives {@code "1"}, {@code "2"}, ...
+         *
+         * @param jobId the id; null or empty for none
+         * @return this builder
+         */
         public Builder jobId(String jobId) {
             if (jobId != null && !jobId.isEmpty()) {
                 checkJobId(jobId);
@@ -175,20 +209,35 @@ public final class JobOptions {
             return this;
         }
 
-        /** Internal: an id as another producer stored it, already accepted there. */
-        public Builder jobIdUnchecked(String jobId) {
+        /** An id as another producer stored it, accepted there: read back without bull4j's checks. */
+        Builder jobIdUnchecked(String jobId) {
             this.jobId = jobId == null || jobId.isEmpty() ? null : jobId;
             return this;
         }
 
-        /** Set options are stored in the job's options even at their default (as BullMQ stores what it is given). */
+        /**
+         * How long to wait, from the job's timestamp, before it may run; until then it is {@link JobState#DELAYED}.
+         * Default: zero.
+         *
+         * @param delay zero or positive
+         * @return this builder
+         */
         public Builder delay(Duration delay) {
             ValidationException.check(delay != null && !delay.isNegative(), "delay",
                     "must be zero or positive (was " + delay + ")");
+            ValidationException.check(delay.compareTo(MAX_DELAY) <= 0, "delay",
+                    "must be at most " + MAX_DELAY.toMillis() + " ms (was " + delay + ")");
             this.delay = delay;
             return this;
         }
 
+        /**
+         * The priority: 1 runs first, {@value JobOptions#MAX_PRIORITY} last, first-in first-out within one priority. 0,
+         * the default, means none: such jobs run before all prioritized ones.
+         *
+         * @param priority from 0 to {@value JobOptions#MAX_PRIORITY}
+         * @return this builder
+         */
         public Builder priority(int priority) {
             ValidationException.check(priority >= 0 && priority <= MAX_PRIORITY, "priority",
                     "must be between 0 and " + MAX_PRIORITY + " (was " + priority + ")");
@@ -196,41 +245,92 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * Whether the job goes to the front of the wait list instead of the back. Default {@code false}.
+         *
+         * @param lifo true for last-in first-out
+         * @return this builder
+         */
         public Builder lifo(boolean lifo) {
             this.lifo = lifo;
             return this;
         }
 
+        /**
+         * How many times the job may run in all, the first try included. Default 0, which like 1 means a single try.
+         *
+         * @param attempts zero or more
+         * @return this builder
+         */
         public Builder attempts(int attempts) {
             ValidationException.check(attempts >= 0, "attempts", "must be >= 0 (was " + attempts + ")");
             this.attempts = attempts;
             return this;
         }
 
+        /**
+         * The wait before each retry. Default: none, so that a failed attempt is retried at once.
+         *
+         * @param backoff the backoff, or null for none
+         * @return this builder
+         */
         public Builder backoff(Backoff backoff) {
             this.backoff = backoff;
             return this;
         }
 
+        /**
+         * Which completed jobs to keep; trimmed when a job completes. Default: unset, so the worker's
+         * {@code removeOnComplete} applies, else all are kept.
+         *
+         * @param keep which jobs to keep, or null for unset
+         * @return this builder
+         */
         public Builder removeOnComplete(KeepJobs keep) {
             this.removeOnComplete = keep;
             return this;
         }
 
-        /** {@code true} removes the job as soon as it completes; {@code false} keeps it. */
+        /**
+         * {@code true} removes the job as soon as it completes ({@link KeepJobs#none()}); {@code false} keeps all
+         * ({@link KeepJobs#all()}). Default: unset, as for {@link #removeOnComplete(KeepJobs)}.
+         *
+         * @param remove whether to remove the job when it completes
+         * @return this builder
+         */
         public Builder removeOnComplete(boolean remove) {
             return removeOnComplete(remove ? KeepJobs.none() : KeepJobs.all());
         }
 
+        /**
+         * Which failed jobs to keep; trimmed when a job fails for good. Default: unset, so the worker's
+         * {@code removeOnFail} applies, else all are kept.
+         *
+         * @param keep which jobs to keep, or null for unset
+         * @return this builder
+         */
         public Builder removeOnFail(KeepJobs keep) {
             this.removeOnFail = keep;
             return this;
         }
 
+        /**
+         * {@code true} removes the job as soon as it fails for good ({@link KeepJobs#none()}); {@code false} keeps all
+         * ({@link KeepJobs#all()}). Default: unset, as for {@link #removeOnFail(KeepJobs)}.
+         *
+         * @param remove whether to remove the job when it fails
+         * @return this builder
+         */
         public Builder removeOnFail(boolean remove) {
             return removeOnFail(remove ? KeepJobs.none() : KeepJobs.all());
         }
 
+        /**
+         * The job's creation time; a delay counts from it. Default: the time of the add.
+         *
+         * @param timestamp not before the epoch
+         * @return this builder
+         */
         public Builder timestamp(Instant timestamp) {
             ValidationException.check(timestamp != null && timestamp.toEpochMilli() >= 0, "timestamp",
                     "must be a non-negative epoch time (was " + timestamp + ")");
@@ -238,32 +338,56 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * How many stack traces of failed attempts to keep on the job (the newest). Default: unset, which keeps all.
+         *
+         * @param limit zero or more
+         * @return this builder
+         */
         public Builder stackTraceLimit(int limit) {
             ValidationException.check(limit >= 0, "stackTraceLimit", "must be >= 0 (was " + limit + ")");
             this.stackTraceLimit = limit;
             return this;
         }
 
-        /** The newest log lines to keep; 0 keeps all (as BullMQ, which treats 0 as "no limit"). */
+        /**
+         * How many lines of {@link Job#log(String)} to keep (the newest). 0 keeps all, as in BullMQ, which treats 0
+         * as "no limit". Default: unset, which keeps all.
+         *
+         * @param count zero or more
+         * @return this builder
+         */
         public Builder keepLogs(int count) {
             ValidationException.check(count >= 0, "keepLogs", "must be >= 0 (was " + count + ")");
             this.keepLogs = count;
             return this;
         }
 
-        /** The largest JSON payload in bytes (UTF-8) that add accepts. */
+        /**
+         * The largest {@code data} JSON, in UTF-8 bytes, that an add accepts; a larger one is refused with a
+         * {@link ValidationException} before anything is written. Default: unset, no limit.
+         *
+         * @param bytes a positive size
+         * @return this builder
+         */
         public Builder sizeLimit(int bytes) {
             ValidationException.check(bytes > 0, "sizeLimit", "must be > 0 (was " + bytes + ")");
             this.sizeLimit = bytes;
             return this;
         }
 
-        /** Collapses adds with the same deduplication id; see {@link Deduplication}. null: none. */
+        /**
+         * Collapses adds with the same deduplication id; see {@link Deduplication}.
+         *
+         * @param deduplication the options, or null for none
+         * @return this builder
+         */
         public Builder deduplication(Deduplication deduplication) {
             this.deduplication = deduplication;
             return this;
         }
 
+        /** {@return the options} */
         public JobOptions build() {
             return new JobOptions(this);
         }
@@ -273,12 +397,23 @@ public final class JobOptions {
      * BullMQ's rules for custom ids, so that both sides accept the same ids. Beyond them, "0:" (a legacy delay
      * marker that scripts skip in the wait list) is refused.
      */
+    /** Refuses a due time past {@link #MAX_DUE_MS}, naming {@code field}. */
+    static void checkDue(long startMs, Duration delay, String field) {
+        ValidationException.check(delay.toMillis() <= MAX_DUE_MS - startMs, field, "of " + delay.toMillis()
+                + " ms from " + java.time.Instant.ofEpochMilli(startMs) + " would be due after "
+                + java.time.Instant.ofEpochMilli(MAX_DUE_MS) + ", the latest time a delayed job's score can hold "
+                + "(due ms * 4096 must stay below 2^53)");
+    }
+
     static void checkJobId(String id) {
         ValidationException.check(!isOwnParseInt(id), "jobId",
                 "custom ids cannot be integers (was \"" + id + "\"); Redis counters own those");
         ValidationException.check(!id.equals("0") && !id.startsWith("0:"), "jobId", "cannot be \"0\" or start with \"0:\"");
         ValidationException.check(id.indexOf(':') < 0 || id.split(":", -1).length == 3, "jobId",
                 "cannot contain ':' (was \"" + id + "\")");
+        // stricter than BullMQ, which lets "meta" overwrite the queue's meta hash with a job
+        ValidationException.check(!QueueKeys.RESERVED_NAMES.contains(id), "jobId",
+                "cannot be \"" + id + "\", the name of one of the queue's own keys " + QueueKeys.RESERVED_NAMES);
     }
 
     /**

@@ -213,7 +213,7 @@ final class JobRunner {
         String stack = stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
         if (!(error instanceof UnrecoverableException) && attemptsMade < job.opts().attempts()) {
-            Duration delay = backoff(job, attemptsMade, error);
+            Duration delay = capped(backoff(job, attemptsMade, error));
             if (delay != null) {
                 if (delay.isZero()) {
                     ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), job.token(), reason, stack,
@@ -254,6 +254,18 @@ final class JobRunner {
     }
 
     /** The wait before a retry, or null to fail now. */
+    /**
+     * A retry is due no later than a delayed score can hold (an exponential backoff over many attempts, or a custom
+     * strategy, can ask for more): waits past it are cut to it rather than overflowing the score.
+     */
+    private Duration capped(Duration delay) {
+        if (delay == null) {
+            return null;
+        }
+        Duration latest = Duration.ofMillis(Math.max(0, JobOptions.MAX_DUE_MS - ctx.now()));
+        return delay.compareTo(latest) > 0 ? latest : delay;
+    }
+
     private Duration backoff(Job job, int attemptsMade, Throwable error) {
         Backoff b = job.opts().backoff();
         if (b == null) {
@@ -351,6 +363,13 @@ final class JobRunner {
 
     int runningCount() {
         return running.size();
+    }
+
+    /** Stops renewing the locks of the jobs still running (close gave up on them); returns their ids, sorted. */
+    java.util.SortedSet<String> letGoRunning() {
+        java.util.SortedSet<String> ids = new java.util.TreeSet<>(running.keySet());
+        ids.forEach(locks::untrack);
+        return ids;
     }
 
     void interruptAll() {

@@ -12,10 +12,24 @@ import java.util.Objects;
  *
  * <p>As in BullMQ, a count of 0 removes the job at once, a negative count keeps all, and an age of 0 keeps no
  * finished job of that state (this one included) once the job finishes.
+ *
+ * <pre>{@code
+ * JobOptions.builder()
+ *     .removeOnComplete(KeepJobs.count(1000))                              // the newest 1000
+ *     .removeOnFail(KeepJobs.age(Duration.ofDays(7)).andCount(10_000))     // a week, at most 10,000
+ *     .build();
+ * }</pre>
  */
 public final class KeepJobs {
     /** How the option is written in a job's options, as in BullMQ: {@code true}/{@code false}, n, {@code {count, age}}. */
-    public enum Form { BOOLEAN, NUMBER, OBJECT }
+    public enum Form {
+        /** {@code true} ({@link #none()}) or {@code false} ({@link #all()}). */
+        BOOLEAN,
+        /** A number: the newest n ({@link #count(int)}). */
+        NUMBER,
+        /** An object {@code {count, age}} ({@link #age(Duration)}, {@link #of(Integer, Duration)}). */
+        OBJECT
+    }
 
     private static final KeepJobs ALL = new KeepJobs(Form.BOOLEAN, -1, null);
     private static final KeepJobs NONE = new KeepJobs(Form.BOOLEAN, 0, null);
@@ -30,22 +44,32 @@ public final class KeepJobs {
         this.age = age;
     }
 
-    /** Keeps every finished job ({@code false}). */
+    /** {@return a policy that keeps every finished job (BullMQ's {@code false})} */
     public static KeepJobs all() {
         return ALL;
     }
 
-    /** Removes the job as soon as it finishes ({@code true}). */
+    /** {@return a policy that removes the job as soon as it finishes (BullMQ's {@code true})} */
     public static KeepJobs none() {
         return NONE;
     }
 
-    /** The newest {@code count} finished jobs (a number); 0 removes the job at once, a negative count keeps all. */
+    /**
+     * The newest {@code count} finished jobs (BullMQ's number form).
+     *
+     * @param count how many to keep; 0 removes the job at once, a negative count keeps all
+     * @return the policy
+     */
     public static KeepJobs count(int count) {
         return new KeepJobs(Form.NUMBER, count, null);
     }
 
-    /** Jobs that finished less than {@code age} ago ({@code {age}}, in seconds); zero or positive. */
+    /**
+     * The jobs that finished less than {@code age} ago (BullMQ's {@code {age}}, in seconds, fractions allowed).
+     *
+     * @param age zero or positive; 0 keeps no finished job of that state once the job finishes
+     * @return the policy
+     */
     public static KeepJobs age(Duration age) {
         return new KeepJobs(Form.OBJECT, null, checkAge(age));
     }
@@ -53,6 +77,10 @@ public final class KeepJobs {
     /**
      * BullMQ's object form {@code {count, age}}; either may be null (no limit of that kind; both null is {@code {}},
      * which keeps all). {@code of(5, null)} is stored as {@code {"count":5}}, where {@link #count(int)} stores 5.
+     *
+     * @param count the newest jobs to keep, or null for no count limit
+     * @param age the age limit, zero or positive, or null for none
+     * @return the policy
      */
     public static KeepJobs of(Integer count, Duration age) {
         return new KeepJobs(Form.OBJECT, count, age == null ? null : checkAge(age));
@@ -64,27 +92,32 @@ public final class KeepJobs {
         return age;
     }
 
-    /** Keeps jobs younger than this age, and at most {@code count} of them ({@code {age, count}}). */
+    /**
+     * Keeps jobs younger than this policy's age, and at most {@code count} of them ({@code {age, count}}).
+     *
+     * @param count the newest jobs to keep
+     * @return the combined policy
+     */
     public KeepJobs andCount(int count) {
         return new KeepJobs(Form.OBJECT, count, age);
     }
 
-    /** The newest jobs kept: 0 removes the job at once, -1 (or any negative) when unbounded. */
+    /** {@return the newest jobs kept: 0 removes the job at once, -1 (or any negative) when unbounded} */
     public int count() {
         return count == null ? -1 : count;
     }
 
-    /** null when any age is kept. */
+    /** {@return the age beyond which jobs are removed; null when any age is kept} */
     public Duration age() {
         return age;
     }
 
-    /** The form the option is stored in. */
+    /** {@return the form the option is stored in} */
     public Form form() {
         return form;
     }
 
-    /** False only for the object form without a count ({@code {}} or {@code {age}}). */
+    /** {@return false only for the object form without a count ({@code {}} or {@code {age}})} */
     public boolean hasCount() {
         return count != null;
     }

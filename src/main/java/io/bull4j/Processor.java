@@ -14,6 +14,13 @@ package io.bull4j;
  */
 @FunctionalInterface
 public interface Processor extends VoidProcessor {
+    /**
+     * Processes one job.
+     *
+     * @param job the job, with its data ({@link Job#data(Class)}) and options
+     * @return the result, stored as the job's return value (JSON)
+     * @throws Exception to fail the attempt
+     */
     Object process(Job job) throws Exception;
 
     /** Runs {@link #process(Job)} and drops its value. */

@@ -1,7 +1,6 @@
 package io.bull4j;
 
 import io.bull4j.internal.codec.Json;
-import io.bull4j.internal.codec.OptionsCodec;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.redis.Await;
 import io.bull4j.internal.script.AddJob;
@@ -42,10 +41,27 @@ public final class Queue implements AutoCloseable {
     private volatile boolean closed;
     private final String defaultOptsJson;
 
+    /**
+     * A queue on a connection of its own, from {@code REDIS_URL} (else {@code redis://localhost:6379}), with the
+     * default options; {@link #close()} closes that connection.
+     *
+     * @param name the queue's name; not empty, without {@code ':'}
+     * @throws ValidationException when the name is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Queue(String name) {
         this(name, QueueOptions.DEFAULTS);
     }
 
+    /**
+     * A queue with these options. Unless {@code skipMetasUpdate}, it writes the queue's {@code meta} hash (the events
+     * stream's cap and the version that wrote it), as BullMQ's Queue does.
+     *
+     * @param name the queue's name; not empty, without {@code ':'}
+     * @param options the options; {@link QueueOptions#DEFAULTS} for the defaults
+     * @throws ValidationException when the name or prefix is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Queue(String name, QueueOptions options) {
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), name);
@@ -72,15 +88,17 @@ public final class Queue implements AutoCloseable {
         }
     }
 
+    /** {@return the queue's name} */
     public String name() {
         return ctx.name();
     }
 
-    /** {@code prefix:name}, as BullMQ names a queue in flows and dashboards. */
+    /** {@return {@code prefix:name}, as BullMQ names a queue in flows and dashboards} */
     public String qualifiedName() {
         return ctx.keys.qualifiedName();
     }
 
+    /** {@return the queue's options} */
     public QueueOptions options() {
         return opts;
     }
@@ -91,7 +109,15 @@ public final class Queue implements AutoCloseable {
 
     // ---- adding ----
 
-    /** Adds a job with the queue's default options. */
+    /**
+     * Adds a job with the queue's default options.
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON; see {@link #add(String, Object, JobOptions)}
+     * @return the job as added
+     * @throws ValidationException when the data cannot be serialized, before anything is written
+     * @throws RedisException when Redis fails
+     */
     public Job add(String name, Object data) {
         return add(name, data, null);
     }
@@ -100,34 +126,75 @@ public final class Queue implements AutoCloseable {
      * Adds a job. With a {@code jobId} that exists already, nothing is added and the existing job is returned
      * (a {@code duplicated} event is emitted, as BullMQ does).
      *
+     * @param name the job's name
      * @param data any value Jackson writes as JSON. {@code null} means "no data" and is stored as {@code {}}, as
      *     BullMQ stores an {@code undefined}; to store JSON {@code null}, pass {@code NullNode.getInstance()}
+     * @param options the job's options, or null for the queue's defaults; unset ones come from the defaults
+     * @return the job as added (or the existing one with the same id)
+     * @throws ValidationException when the data cannot be serialized or is larger than {@code sizeLimit}, before
+     *     anything is written
+     * @throws RedisException when Redis fails
      */
     public Job add(String name, Object data, JobOptions options) {
-        return Await.result(addAsync(name, data, options), ctx.link.commandTimeout(), "add");
+        // the future bounds itself (with the precise exception); the longer wait here is only a backstop
+        return Await.result(addAsync(name, data, options), ctx.link.commandTimeout().plusSeconds(1), "add");
     }
 
+    /**
+     * The asynchronous twin of {@link #add(String, Object)}; validation errors are thrown at once.
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON
+     * @return the job as added, once Redis has it
+     */
     public CompletableFuture<Job> addAsync(String name, Object data) {
         return addAsync(name, data, null);
     }
 
-    /** The asynchronous twin of {@link #add(String, Object, JobOptions)}; validation errors are thrown at once. */
+    /**
+     * The asynchronous twin of {@link #add(String, Object, JobOptions)}; validation errors are thrown at once.
+     * The future completes within the command timeout, also while Redis is down or frozen: exceptionally with a
+     * {@link RedisNotAppliedException} (safe to retry) or a {@link RedisOutcomeUnknownException} (retry only with
+     * a {@code jobId}, which makes the retry idempotent).
+     *
+     * @param name the job's name
+     * @param data any value Jackson writes as JSON
+     * @param options the job's options, or null for the queue's defaults
+     * @return the job as added, once Redis has it
+     */
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
         Prepared p = prepare(name, data, options);
-        return AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0)));
+        return Await.within(AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0))),
+                ctx.link.commandTimeout(), "add");
     }
 
     /**
      * Adds many jobs; returns them in order. The jobs go out together (pipelined, no wait between calls), in
      * scripts of {@value #BULK_CHUNK} jobs each, so that no single script holds Redis for long while workers wait.
      * Each script is atomic; the bulk as a whole is not (as in BullMQ).
+     *
+     * @param jobs the jobs; all are validated before any is sent
+     * @return the jobs as added, in order
+     * @throws ValidationException when any job is invalid, before anything is written
+     * @throws RedisException when Redis fails
      */
     public List<Job> addBulk(List<BulkJob> jobs) {
-        return Await.result(addBulkAsync(jobs), ctx.link.commandTimeout().multipliedBy(
-                1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK)), "addBulk");
+        return Await.result(addBulkAsync(jobs), bulkBudget(jobs).plusSeconds(1), "addBulk");
     }
 
-    /** The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent. */
+    /** The command timeout for each chunk: the chunks go out together and may queue behind each other. */
+    private Duration bulkBudget(List<BulkJob> jobs) {
+        return ctx.link.commandTimeout().multipliedBy(1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK));
+    }
+
+    /**
+     * The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent. It completes
+     * within the command timeout per {@value #BULK_CHUNK} jobs. A {@link RedisNotAppliedException} means no job
+     * was added; a {@link RedisOutcomeUnknownException} that some may have been (give the jobs ids to retry).
+     *
+     * @param jobs the jobs
+     * @return the jobs as added, in order, once Redis has them
+     */
     public CompletableFuture<List<Job>> addBulkAsync(List<BulkJob> jobs) {
         ValidationException.check(jobs != null, "jobs", "must not be null");
         List<Prepared> prepared = new ArrayList<>(jobs.size());
@@ -137,11 +204,12 @@ public final class Queue implements AutoCloseable {
             prepared.add(prepare(j.name(), j.data(), j.options()));
         }
         List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
+        Duration budget = bulkBudget(jobs);
         for (int from = 0; from < prepared.size(); from += BULK_CHUNK) {
             List<Prepared> chunk = prepared.subList(from, Math.min(prepared.size(), from + BULK_CHUNK));
             List<AddJob.Spec> specs = new ArrayList<>(chunk.size());
             chunk.forEach(p -> specs.add(p.spec));
-            chunks.add(AddJob.run(ctx.scripts(), ctx.keys, specs).thenCompose(results -> {
+            chunks.add(AddJob.run(ctx.scripts(), budget, ctx.keys, specs).thenCompose(results -> {
                 List<CompletableFuture<Job>> made = new ArrayList<>(results.size());
                 for (int i = 0; i < results.size(); i++) {
                     made.add(toJob(chunk.get(i), results.get(i)));
@@ -150,11 +218,39 @@ public final class Queue implements AutoCloseable {
                         .thenApply(v -> made.stream().map(CompletableFuture::join).toList());
             }));
         }
-        return CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0])).thenApply(v -> {
-            List<Job> all = new ArrayList<>(prepared.size());
-            chunks.forEach(c -> all.addAll(c.join()));
-            return all;
-        });
+        CompletableFuture<List<Job>> all = CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0]))
+                .handle((v, error) -> {
+                    if (error != null) {
+                        throw bulkFailure(chunks);
+                    }
+                    List<Job> added = new ArrayList<>(prepared.size());
+                    chunks.forEach(c -> added.addAll(c.join()));
+                    return added;
+                });
+        return Await.within(all, budget, "addBulk");
+    }
+
+    /**
+     * Not applied only when no chunk was: a bulk is several scripts, so one chunk's refusal says nothing of the
+     * others.
+     */
+    private static RuntimeException bulkFailure(List<CompletableFuture<List<Job>>> chunks) {
+        RuntimeException first = null;
+        boolean allNotApplied = true;
+        for (CompletableFuture<List<Job>> c : chunks) {
+            if (!c.isCompletedExceptionally()) {
+                allNotApplied = false;
+                continue;
+            }
+            RuntimeException e = Await.translate(c.handle((v, t) -> t).join(), "addBulk");
+            first = first == null ? e : first;
+            allNotApplied &= e instanceof RedisNotAppliedException;
+        }
+        if (allNotApplied || chunks.size() == 1) {
+            return first;
+        }
+        return new RedisOutcomeUnknownException("addBulk: some chunks of " + BULK_CHUNK + " jobs may have been added: "
+                + first.getMessage(), first, first instanceof RedisException && ((RedisException) first).isTimeout());
     }
 
     /** A validated job, ready to send. */
@@ -174,6 +270,7 @@ public final class Queue implements AutoCloseable {
                     "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
         }
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
+        JobOptions.checkDue(timestamp, o.delay(), "delay");
         // the queue's defaults are written the same way for every add that gives no options: encode them once
         String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
         Prepared p = new Prepared();
@@ -193,13 +290,18 @@ public final class Queue implements AutoCloseable {
         if (r.created) {
             return CompletableFuture.completedFuture(new Job(ctx, r.id, p.fields, null));
         }
-        return ctx.redis().hgetall(ctx.keys.job(r.id)).toCompletableFuture()
+        return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), "add")
                 .thenApply(fields -> new Job(ctx, r.id, fields, null));
     }
 
     // ---- reading ----
 
-    /** The job with this id, or null. */
+    /**
+     * Reads a job.
+     *
+     * @param id the job's id
+     * @return the job, or null when there is none with this id
+     */
     public Job getJob(String id) {
         ValidationException.check(id != null && !id.isEmpty(), "id", "must not be empty");
         Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "getJob");
@@ -210,13 +312,18 @@ public final class Queue implements AutoCloseable {
      * How many jobs each state holds, in the order asked (all states but {@link JobState#PAUSED}, in BullMQ's
      * order, when none is named), as BullMQ's {@code getJobCounts}: {@link JobState#WAITING} counts the wait list,
      * {@link JobState#PAUSED} the legacy {@code paused} list of old BullMQ versions. One Redis call.
+     *
+     * @param states the states to count; none for all
+     * @return the count of each state, in the order asked
      */
     public Map<JobState, Long> getJobCounts(JobState... states) {
         checkOpen();
         return admin.counts(QueueAdmin.checkStates(states));
     }
 
-    /** The jobs still to run, as BullMQ's {@code count()}: waiting + delayed + prioritized + waiting-children. */
+    /**
+     * {@return the jobs still to run, as BullMQ's {@code count()}: waiting + delayed + prioritized + waiting-children}
+     */
     public long count() {
         checkOpen();
         return admin.counts(List.of(JobState.WAITING, JobState.DELAYED, JobState.PRIORITIZED,
@@ -230,6 +337,12 @@ public final class Queue implements AutoCloseable {
      * {@code asc} the order is reversed. Jobs removed meanwhile are skipped and a bounded page is refilled from
      * the jobs after it, as in BullMQ. {@link JobState#PAUSED} lists the legacy {@code paused} list of old BullMQ
      * versions (not listed when no state is named, as in BullMQ). One Redis call.
+     *
+     * @param states the states to list; empty for all
+     * @param start the first position, per state
+     * @param end the last position, per state ({@code -1} for the last)
+     * @param asc oldest first instead of newest first
+     * @return the jobs
      */
     public List<Job> getJobs(Set<JobState> states, long start, long end, boolean asc) {
         checkOpen();
@@ -239,6 +352,9 @@ public final class Queue implements AutoCloseable {
     /**
      * All jobs in the given states (all states when none is named), newest first; see
      * {@link #getJobs(Set, long, long, boolean)}.
+     *
+     * @param states the states to list; none for all
+     * @return the jobs
      */
     public List<Job> getJobs(JobState... states) {
         checkOpen();
@@ -262,7 +378,7 @@ public final class Queue implements AutoCloseable {
         admin.pause(false);
     }
 
-    /** Whether the queue is paused (by any client). */
+    /** {@return whether the queue is paused (by any client)} */
     public boolean isPaused() {
         checkOpen();
         return admin.isPaused();
@@ -272,6 +388,9 @@ public final class Queue implements AutoCloseable {
      * Removes a job, whatever its state, with its logs and other keys, and emits {@code removed}. Returns false,
      * changing nothing, when a worker holds the job's lock, when the job is the pending run of a job scheduler,
      * or when there is no such job. Unlike BullMQ it does not remove the job's children.
+     *
+     * @param jobId the job's id
+     * @return whether the job was removed
      */
     public boolean remove(String jobId) {
         checkOpen();
@@ -282,6 +401,8 @@ public final class Queue implements AutoCloseable {
     /**
      * Removes every job that waits to run (waiting and prioritized, and delayed too when {@code delayed}), with
      * their keys; active and finished jobs stay. Emits no events, as BullMQ.
+     *
+     * @param delayed whether delayed jobs are removed too
      */
     public void drain(boolean delayed) {
         checkOpen();
@@ -296,6 +417,8 @@ public final class Queue implements AutoCloseable {
      * Emits {@code cleaned} with the count for each batch of up to 10000.
      *
      * @param limit at most this many jobs, 0 for no limit
+     * @param grace the minimum age of a removed job
+     * @param state the state to clean
      * @return the ids removed
      */
     public List<String> clean(Duration grace, int limit, JobState state) {
@@ -318,7 +441,12 @@ public final class Queue implements AutoCloseable {
         admin.obliterate(force);
     }
 
-    /** {@link #retryJobs(JobState, int, Instant)} for all jobs finished until now, 1000 per Redis call. */
+    /**
+     * {@link #retryJobs(JobState, int, Instant)} for all jobs finished until now, 1000 per Redis call.
+     *
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @return how many jobs moved
+     */
     public int retryJobs(JobState state) {
         return retryJobs(state, 1000, Instant.ofEpochMilli(ctx.now()));
     }
@@ -329,6 +457,8 @@ public final class Queue implements AutoCloseable {
      * return value or failure are cleared; attempt counters stay, as in BullMQ.
      *
      * @param timestamp only jobs that finished at or before it
+     * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @param count jobs per Redis call
      * @return how many jobs moved
      */
     public int retryJobs(JobState state, int count, Instant timestamp) {
@@ -340,7 +470,11 @@ public final class Queue implements AutoCloseable {
         return admin.moveToWait(state.wireName(), count, Long.toString(timestamp.toEpochMilli()));
     }
 
-    /** {@link #promoteJobs(int)} 1000 per Redis call. */
+    /**
+     * {@link #promoteJobs(int)} with 1000 jobs per Redis call.
+     *
+     * @return how many jobs moved
+     */
     public int promoteJobs() {
         return promoteJobs(1000);
     }
@@ -349,6 +483,7 @@ public final class Queue implements AutoCloseable {
      * Moves every delayed job to wait (or prioritized) now, {@code count} per Redis call, emitting
      * {@code waiting} with {@code prev=delayed}.
      *
+     * @param count jobs per Redis call
      * @return how many jobs moved
      */
     public int promoteJobs(int count) {
@@ -361,9 +496,11 @@ public final class Queue implements AutoCloseable {
     // (the Lua of these lives in lua/include/rateLimit.lua and lua/include/deduplicate.lua)
 
     /**
-     * Holds every worker of the queue (bull4j's and BullMQ's) for {@code duration}: no job starts until it ends.
-     * Writes BullMQ's manual limit to the {@code limiter} key; with {@link RateLimitException} from a processor
-     * this is how a downstream's "429, retry after" is honoured.
+     * Holds every worker of the queue (bull4j's and BullMQ's) that knows a max for {@code duration}: no job starts
+     * until it ends. Writes BullMQ's manual limit to the {@code limiter} key; with {@link RateLimitException} from a
+     * processor this is how a downstream's "429, retry after" is honoured.
+     *
+     * @param duration how long, at least 1 ms
      */
     public void rateLimit(Duration duration) {
         checkOpen();
@@ -371,92 +508,125 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * A rate limit for all workers of the queue: at most {@code max} jobs start per {@code duration} (meta
-     * {@code max}/{@code duration}). The max wins over a worker's own limiter; a worker's limiter duration wins
-     * over this duration, as in BullMQ.
+     * A rate limit for all workers of the queue (meta {@code max}/{@code duration}). The max wins over a worker's
+     * own limiter; a worker's limiter duration wins over this duration, as in BullMQ.
+     *
+     * @param max at most this many jobs start per window, at least 1
+     * @param duration the window, at least 1 ms
      */
     public void setGlobalRateLimit(int max, Duration duration) {
         checkOpen();
         limits.setGlobalRateLimit(max, duration);
     }
 
-    /** The global rate limit, or null when none is set. */
+    /** {@return the global rate limit, or null when none is set} */
     public RateLimit getGlobalRateLimit() {
         checkOpen();
         return limits.getGlobalRateLimit();
     }
 
+    /** Removes the global rate limit; workers with a limiter of their own keep it. */
     public void removeGlobalRateLimit() {
         checkOpen();
         limits.removeGlobalRateLimit();
     }
 
     /**
-     * The ms left in the current rate-limit window when at least {@code maxJobs} jobs started in it, else 0. With
-     * {@code maxJobs} 0 the global max is used; with no global max either, the limiter key's PTTL as Redis gives
-     * it (-2: no window), as BullMQ's {@code getRateLimitTtl}.
+     * The time left in the current rate-limit window, as BullMQ's {@code getRateLimitTtl}.
+     *
+     * @param maxJobs the max to compare the window's count with; 0 for the global max
+     * @return the ms left when at least {@code maxJobs} jobs started in the window, else 0; with {@code maxJobs} 0
+     *     and no global max, the limiter key's PTTL as Redis gives it (-2: no window)
      */
     public long getRateLimitTtl(long maxJobs) {
         checkOpen();
         return limits.rateLimitTtl(maxJobs);
     }
 
-    /** {@link #getRateLimitTtl(long)} against the global max. */
+    /** {@return {@link #getRateLimitTtl(long)} against the global max} */
     public long getRateLimitTtl() {
         return getRateLimitTtl(0);
     }
 
-    /** Deletes the limiter key: the current window (or a manual {@link #rateLimit}) ends now. */
+    /**
+     * Deletes the limiter key: the current window (or a manual {@link #rateLimit}) ends now.
+     *
+     * @return whether there was a key
+     */
     public boolean removeRateLimitKey() {
         checkOpen();
         return limits.removeRateLimitKey();
     }
 
-    /** At no moment more than {@code concurrency} jobs of the queue are active, over all workers. */
+    /**
+     * Caps the jobs of the queue active at once, over all workers of both sides (meta {@code concurrency}).
+     *
+     * @param concurrency at least 1
+     */
     public void setGlobalConcurrency(int concurrency) {
         checkOpen();
         limits.setGlobalConcurrency(concurrency);
     }
 
-    /** The global concurrency, or null when none is set. */
+    /** {@return the global concurrency, or null when none is set} */
     public Integer getGlobalConcurrency() {
         checkOpen();
         return limits.getGlobalConcurrency();
     }
 
+    /** Removes the global concurrency cap. */
     public void removeGlobalConcurrency() {
         checkOpen();
         limits.removeGlobalConcurrency();
     }
 
-    /** Whether a global concurrency is set and as many jobs are active. */
+    /** {@return whether a global concurrency is set and as many jobs are active now} */
     public boolean isMaxed() {
         checkOpen();
         return limits.isMaxed();
     }
 
-    /** The id of the job that owns this deduplication id now, or null when none does. */
+    /**
+     * The job that owns a deduplication id now.
+     *
+     * @param deduplicationId the id given in {@link Deduplication}
+     * @return the owner's job id, or null when none owns it
+     */
     public String getDeduplicationJobId(String deduplicationId) {
         checkOpen();
         return limits.deduplicationJobId(deduplicationId);
     }
 
     /**
-     * Ends a deduplication window whatever job owns it: the next add with this id creates a job. Returns whether a
-     * key was removed.
+     * Ends a deduplication window whatever job owns it: the next add with this id creates a job.
+     *
+     * @param deduplicationId the id given in {@link Deduplication}
+     * @return whether a key was removed
      */
     public boolean removeDeduplicationKey(String deduplicationId) {
         checkOpen();
         return limits.removeDeduplicationKey(deduplicationId);
     }
 
-    /** BullMQ's deprecated alias of {@link #getDeduplicationJobId(String)}, kept as 6.7.0 keeps it. */
+    /**
+     * BullMQ's deprecated alias of {@link #getDeduplicationJobId(String)}, kept as 6.7.0 keeps it.
+     *
+     * @param id the deduplication id
+     * @return the owner's job id, or null
+     * @deprecated use {@link #getDeduplicationJobId(String)}
+     */
     @Deprecated
     public String getDebounceJobId(String id) {
         return getDeduplicationJobId(id);
     }
 
-    /** BullMQ's deprecated alias of {@link #removeDeduplicationKey(String)}, kept as 6.7.0 keeps it. */
+    /**
+     * BullMQ's deprecated alias of {@link #removeDeduplicationKey(String)}, kept as 6.7.0 keeps it.
+     *
+     * @param id the deduplication id
+     * @return whether a key was removed
+     * @deprecated use {@link #removeDeduplicationKey(String)}
+     */
     @Deprecated
     public boolean removeDebounceKey(String id) {
         return removeDeduplicationKey(id);
@@ -468,6 +638,10 @@ public final class Queue implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the queue: its connection when it opened it, never a shared one. Idempotent; the queue cannot be used
+     * after it.
+     */
     @Override
     public void close() {
         if (closed) {

@@ -23,10 +23,40 @@ import java.util.Map;
 public final class QueueEvent {
     /** The events BullMQ writes, by their wire names ({@link #wireName()}); {@link #CUSTOM} for any other. */
     public enum Type {
-        ADDED("added"), WAITING("waiting"), ACTIVE("active"), PROGRESS("progress"), COMPLETED("completed"),
-        FAILED("failed"), DELAYED("delayed"), STALLED("stalled"), REMOVED("removed"), DRAINED("drained"),
-        PAUSED("paused"), RESUMED("resumed"), DUPLICATED("duplicated"), DEDUPLICATED("deduplicated"),
-        RETRIES_EXHAUSTED("retries-exhausted"), WAITING_CHILDREN("waiting-children"), CLEANED("cleaned"),
+        /** A job was added ({@link #jobName()}). */
+        ADDED("added"),
+        /** A job entered the wait list ({@link #prev()} may say where from). */
+        WAITING("waiting"),
+        /** A worker started a job ({@link #prev()}: usually {@code waiting}). */
+        ACTIVE("active"),
+        /** A job reported progress ({@link #progress()}). */
+        PROGRESS("progress"),
+        /** A job completed ({@link #returnValueJson()}). */
+        COMPLETED("completed"),
+        /** An attempt of a job failed ({@link #failedReason()}); it may still be retried. */
+        FAILED("failed"),
+        /** A job was delayed, at add or for a retry ({@link #delay()}: when it is due). */
+        DELAYED("delayed"),
+        /** A job's lock expired while it was active, and it was moved back to wait. */
+        STALLED("stalled"),
+        /** A job was removed ({@link #prev()}: the state it was in). */
+        REMOVED("removed"),
+        /** The wait list became empty. */
+        DRAINED("drained"),
+        /** The queue was paused. */
+        PAUSED("paused"),
+        /** The queue was resumed. */
+        RESUMED("resumed"),
+        /** An add with an existing job id added nothing. */
+        DUPLICATED("duplicated"),
+        /** An add was deduplicated ({@link #deduplicationId()}, {@link #deduplicatedJobId()}). */
+        DEDUPLICATED("deduplicated"),
+        /** A failed job has no attempts left ({@link #attemptsMade()}). */
+        RETRIES_EXHAUSTED("retries-exhausted"),
+        /** A job waits for its children (BullMQ flows). */
+        WAITING_CHILDREN("waiting-children"),
+        /** Jobs were cleaned ({@link #count()}). */
+        CLEANED("cleaned"),
         /** An event published by someone else (BullMQ's {@code QueueEventsProducer}); see {@link #eventName()}. */
         CUSTOM(null);
 
@@ -36,12 +66,17 @@ public final class QueueEvent {
             this.wireName = wireName;
         }
 
-        /** The name in the stream's {@code event} field; null for {@link #CUSTOM}. */
+        /** {@return the name in the stream's {@code event} field; null for {@link #CUSTOM}} */
         public String wireName() {
             return wireName;
         }
 
-        /** The type of an {@code event} field value; {@link #CUSTOM} when it is none of BullMQ's. */
+        /**
+         * The type of an {@code event} field value.
+         *
+         * @param name the event name as written in the stream
+         * @return its type; {@link #CUSTOM} when it is none of BullMQ's
+         */
         public static Type fromWireName(String name) {
             for (Type t : values()) {
                 if (t.wireName != null && t.wireName.equals(name)) {
@@ -67,97 +102,105 @@ public final class QueueEvent {
         this.mapper = mapper;
     }
 
+    /** {@return the event's type; {@link Type#CUSTOM} for an event BullMQ does not define} */
     public Type type() {
         return type;
     }
 
-    /** The raw event name: the wire name of {@link #type()}, or a custom event's own name. */
+    /** {@return the raw event name: the wire name of {@link #type()}, or a custom event's own name} */
     public String eventName() {
         return eventName;
     }
 
-    /** The stream entry id ({@code <ms>-<seq>}); pass it as {@code lastEventId} to resume after this event. */
+    /** {@return the stream entry id ({@code <ms>-<seq>}); pass it as {@code lastEventId} to resume after this event} */
     public String id() {
         return id;
     }
 
-    /** When Redis stored the event (the time part of {@link #id()}). */
+    /** {@return when Redis stored the event (the time part of {@link #id()})} */
     public Instant timestamp() {
         int dash = id.indexOf('-');
         return Instant.ofEpochMilli(Long.parseLong(dash < 0 ? id : id.substring(0, dash)));
     }
 
-    /** The fields as written, without {@code event}. */
+    /** {@return the fields as written, without {@code event}; unmodifiable} */
     public Map<String, String> fields() {
         return fields;
     }
 
-    /** The job the event is about; null for queue-wide events (drained, paused, resumed, cleaned). */
+    /** {@return the job the event is about; null for queue-wide events (drained, paused, resumed, cleaned)} */
     public String jobId() {
         return fields.get("jobId");
     }
 
-    /** {@code added}: the job's name. */
+    /** {@return for {@code added}, the job's name; else null} */
     public String jobName() {
         return fields.get("name");
     }
 
-    /** {@code completed}: the processor's return value as JSON text. */
+    /** {@return for {@code completed}, the processor's return value as JSON text; else null} */
     public String returnValueJson() {
         return fields.get("returnvalue");
     }
 
-    /** {@code completed}: the return value read as {@code type}, or null when the event carries none. */
+    /**
+     * For {@code completed}: the return value read with the options' mapper.
+     *
+     * @param type the class to read it as
+     * @param <T> the type of the value
+     * @return the value, or null when the event carries none
+     * @throws Bull4jException when the JSON cannot be read as {@code type}
+     */
     public <T> T returnValue(Class<T> type) {
         return readJson(returnValueJson(), type);
     }
 
-    /** {@code progress}: the reported progress as JSON text (a number or any JSON value). */
+    /** {@return for {@code progress}, the reported progress as JSON text (a number or any JSON value); else null} */
     public String progressJson() {
         return fields.get("data");
     }
 
-    /** {@code progress}: the progress as plain Java values (a number, map, list...), or null. */
+    /** {@return for {@code progress}, the progress as plain Java values (a number, map, list...); else null} */
     public Object progress() {
         return readJson(progressJson(), Object.class);
     }
 
-    /** {@code failed}: the failure message. */
+    /** {@return for {@code failed}, the failure message; else null} */
     public String failedReason() {
         return fields.get("failedReason");
     }
 
     /**
-     * The state the job left ({@code waiting}, {@code active}, {@code completed}, {@code removed},
-     * {@code waiting-children}); {@link JobState#UNKNOWN} for BullMQ's {@code "unknown"}; null when not given.
+     * {@return the state the job left, as BullMQ writes it in {@code prev} (such as {@code waiting} or
+     * {@code active}); {@link JobState#UNKNOWN} for a name that is no job state; null when the event has none}
      */
     public JobState prev() {
         String prev = fields.get("prev");
         return prev == null ? null : JobState.fromWireName(prev);
     }
 
-    /** {@code delayed}: when the job is due (BullMQ writes the due time, not a duration), or null. */
+    /** {@return for {@code delayed}, when the job is due (BullMQ writes the due time, not a duration); else null} */
     public Instant delay() {
         String due = fields.get("delay");
         return due == null || due.isEmpty() ? null : Instant.ofEpochMilli((long) Double.parseDouble(due));
     }
 
-    /** {@code cleaned}: how many jobs were removed; 0 when absent. */
+    /** {@return for {@code cleaned}, how many jobs were removed; 0 when absent} */
     public long count() {
         return longField("count");
     }
 
-    /** {@code retries-exhausted}: the attempts made; 0 when absent. */
+    /** {@return for {@code retries-exhausted}, the attempts made; 0 when absent} */
     public int attemptsMade() {
         return (int) longField("attemptsMade");
     }
 
-    /** {@code deduplicated}: the deduplication id. */
+    /** {@return for {@code deduplicated}, the deduplication id; else null} */
     public String deduplicationId() {
         return fields.get("deduplicationId");
     }
 
-    /** {@code deduplicated}: the job that was ignored (never created) or replaced; {@link #jobId()} is kept. */
+    /** {@return for {@code deduplicated}, the job that was ignored (never created) or replaced; else null} */
     public String deduplicatedJobId() {
         return fields.get("deduplicatedJobId");
     }

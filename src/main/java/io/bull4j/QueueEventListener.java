@@ -14,11 +14,19 @@ package io.bull4j;
  */
 @FunctionalInterface
 public interface QueueEventListener {
+    /**
+     * Called for each event, in stream order.
+     *
+     * @param event the event
+     */
     void onEvent(QueueEvent event);
 
     /**
-     * A read failed (Redis unreachable, or a read that outlived its block time); the reader reconnects and goes
-     * on from the last event it delivered, so no event is skipped unless the stream was trimmed meanwhile.
+     * A read failed (Redis unreachable, or a read that outlived its block time); the reader reconnects and goes on
+     * from the last event it delivered, so no event is skipped unless the stream was trimmed meanwhile. Does nothing
+     * by default.
+     *
+     * @param error what failed
      */
     default void onError(Throwable error) {
     }

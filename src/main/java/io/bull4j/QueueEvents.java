@@ -51,7 +51,14 @@ public final class QueueEvents implements AutoCloseable {
     private boolean started; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
 
-    /** Reads {@code queueName} under the default prefix, on a connection of its own from {@code REDIS_URL}. */
+    /**
+     * Reads {@code queueName} under the default prefix, on a connection of its own from {@code REDIS_URL} (else
+     * {@code redis://localhost:6379}), from new events on; it is reading when this returns.
+     *
+     * @param queueName the queue's name
+     * @throws ValidationException when the name is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public QueueEvents(String queueName) {
         this(queueName, QueueEventsOptions.DEFAULTS);
     }
@@ -60,7 +67,10 @@ public final class QueueEvents implements AutoCloseable {
      * Reads {@code queueName} with these options; with {@code autorun} (the default) it is reading when this
      * returns.
      *
+     * @param queueName the queue's name
+     * @param options the options
      * @throws RedisException when Redis cannot be reached
+     * @throws ValidationException when the name is invalid
      */
     public QueueEvents(String queueName, QueueEventsOptions options) {
         this(new QueueKeys(checked(options).prefix(), queueName), options, null);
@@ -125,20 +135,35 @@ public final class QueueEvents implements AutoCloseable {
         }
     }
 
-    /** Receives every event. */
+    /**
+     * Receives every event.
+     *
+     * @param listener the listener
+     * @return this reader
+     */
     public QueueEvents addListener(QueueEventListener listener) {
         listeners.add(new Registration(null, null, Objects.requireNonNull(listener, "listener"), null));
         return this;
     }
 
-    /** Receives the events of one type. */
+    /**
+     * Receives the events of one type.
+     *
+     * @param type the type of events to deliver
+     * @param listener the listener
+     * @return this reader
+     */
     public QueueEvents on(QueueEvent.Type type, QueueEventListener listener) {
         ValidationException.check(type != null, "type", "must not be null");
         listeners.add(new Registration(type, null, Objects.requireNonNull(listener, "listener"), null));
         return this;
     }
 
-    /** Removes every registration of {@code listener}. */
+    /**
+     * Removes every registration of {@code listener}.
+     *
+     * @param listener the listener
+     */
     public void removeListener(QueueEventListener listener) {
         listeners.removeIf(r -> r.listener == listener);
     }
@@ -148,6 +173,7 @@ public final class QueueEvents implements AutoCloseable {
         listeners.add(new Registration(null, jobId, listener, onClose));
     }
 
+    /** {@return the name of the queue read} */
     public String queueName() {
         return keys.name();
     }
@@ -160,6 +186,8 @@ public final class QueueEvents implements AutoCloseable {
      * The id of the last event delivered to the listeners (or the start position while none has been): store
      * it and pass it as {@link QueueEventsOptions.Builder#lastEventId(String)} to resume after a restart.
      * Null before {@link #run()}.
+     *
+     * @return the stream id, or null before {@link #run()}
      */
     public String lastEventId() {
         return reader.cursor();
@@ -170,6 +198,7 @@ public final class QueueEvents implements AutoCloseable {
         return reader.readAfter(id);
     }
 
+    /** {@return whether the reader has started and is not closed} */
     public boolean isRunning() {
         synchronized (lifecycle) {
             return started && !closed;

@@ -14,10 +14,15 @@ import java.util.regex.Pattern;
  * <pre>{@code QueueEventsOptions.builder().connection(redis).lastEventId(savedId).build()}</pre>
  */
 public final class QueueEventsOptions {
-    /** Only events written after the reader starts. */
+    /**
+     * The {@link Builder#lastEventId(String) lastEventId} that delivers only events written after the reader starts.
+     */
     public static final String NEW_EVENTS_ONLY = "$";
-    /** Longest single {@code XREAD BLOCK}, as BullMQ's {@code blockingTimeout}. */
+    /**
+     * The default {@link Builder#blockTimeout(Duration) blockTimeout}: 10 seconds, as BullMQ's {@code blockingTimeout}.
+     */
     public static final Duration DEFAULT_BLOCK_TIMEOUT = Duration.ofSeconds(10);
+    /** All options at their defaults. */
     public static final QueueEventsOptions DEFAULTS = builder().build();
 
     private static final Pattern STREAM_ID = Pattern.compile("\\d+(-\\d+)?");
@@ -38,10 +43,12 @@ public final class QueueEventsOptions {
         objectMapper = b.objectMapper;
     }
 
+    /** {@return a builder with every option at its default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these options, to change some of them} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.prefix = prefix;
@@ -53,15 +60,17 @@ public final class QueueEventsOptions {
         return b;
     }
 
+    /** {@return the key prefix of the queue} */
     public String prefix() { return prefix; }
-    /** null: the reader opens its own connection (REDIS_URL, else localhost) and closes it. */
+    /** {@return the shared connection, or null when the reader opens (and closes) its own} */
     public Bull4jConnection connection() { return connection; }
-    /** Deliver the events after this stream id; {@link #NEW_EVENTS_ONLY} ({@code "$"}) by default. */
+    /** {@return the stream id after which events are delivered; {@link #NEW_EVENTS_ONLY} by default} */
     public String lastEventId() { return lastEventId; }
+    /** {@return the longest single blocking read of the stream} */
     public Duration blockTimeout() { return blockTimeout; }
-    /** Start reading in the constructor (default); else call {@link QueueEvents#run()}. */
+    /** {@return whether the constructor starts reading; else call {@link QueueEvents#run()}} */
     public boolean autorun() { return autorun; }
-    /** Reads {@link QueueEvent#returnValue(Class)} and {@link QueueEvent#progress()}. */
+    /** {@return the mapper that reads {@link QueueEvent#returnValue(Class)} and {@link QueueEvent#progress()}} */
     public ObjectMapper objectMapper() { return objectMapper; }
 
     @Override
@@ -83,7 +92,10 @@ public final class QueueEventsOptions {
                 + ", lastEventId=" + lastEventId + ", blockTimeout=" + blockTimeout + ", autorun=" + autorun + "}";
     }
 
-    /** Not thread-safe. */
+    /**
+     * A builder of {@link QueueEventsOptions}. Each setter checks its value at once and throws a
+     * {@link ValidationException} naming the field. Not thread-safe.
+     */
     public static final class Builder {
         private String prefix = QueueKeys.DEFAULT_PREFIX;
         private Bull4jConnection connection;
@@ -95,21 +107,38 @@ public final class QueueEventsOptions {
         private Builder() {
         }
 
+        /**
+         * The key prefix of the queue. Default {@code "bull"}.
+         *
+         * @param prefix a non-empty prefix
+         * @return this builder
+         */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+            io.bull4j.internal.keys.QueueKeys.checkPrefix(prefix);
             this.prefix = prefix;
             return this;
         }
 
-        /** Share a connection; the reader still opens one more, from the same client, for its blocking read. */
+        /**
+         * A connection to share, which the reader does not close; it still opens one more, from the same client, for its
+         * blocking read. Default: none, so the reader opens its own from {@code REDIS_URL} (else
+         * {@code redis://localhost:6379}) and closes it on {@link QueueEvents#close()}.
+         *
+         * @param connection a shared connection, or null for the reader's own
+         * @return this builder
+         */
         public Builder connection(Bull4jConnection connection) {
             this.connection = connection;
             return this;
         }
 
         /**
-         * Where to start: {@code "$"} for new events only, or a stream id ({@code "0"} replays the whole stream,
-         * {@link QueueEvent#id()} of the last event handled resumes after it).
+         * Where to start: {@code "$"} for new events only, or a stream id ({@code "0"} replays the whole stream, and
+         * {@link QueueEvent#id()} of the last event handled resumes after it). Default {@code "$"}
+         * ({@link QueueEventsOptions#NEW_EVENTS_ONLY}).
+         *
+         * @param id {@code "$"} or a stream id such as {@code "1700000000000-0"}
+         * @return this builder
          */
         public Builder lastEventId(String id) {
             ValidationException.check(id != null && (id.equals(NEW_EVENTS_ONLY) || STREAM_ID.matcher(id).matches()),
@@ -118,7 +147,13 @@ public final class QueueEventsOptions {
             return this;
         }
 
-        /** The longest single blocking read; close() does not wait for it. */
+        /**
+         * The longest single blocking read; {@link QueueEvents#close()} does not wait for it. Default 10 seconds
+         * ({@link QueueEventsOptions#DEFAULT_BLOCK_TIMEOUT}).
+         *
+         * @param d at least 1 ms
+         * @return this builder
+         */
         public Builder blockTimeout(Duration d) {
             ValidationException.check(d != null && d.toMillis() >= 1, "blockTimeout",
                     "must be at least 1 ms (was " + d + ")");
@@ -126,16 +161,31 @@ public final class QueueEventsOptions {
             return this;
         }
 
+        /**
+         * Whether the constructor starts reading; with {@code false}, call {@link QueueEvents#run()}. Default
+         * {@code true}.
+         *
+         * @param autorun whether to start in the constructor
+         * @return this builder
+         */
         public Builder autorun(boolean autorun) {
             this.autorun = autorun;
             return this;
         }
 
+        /**
+         * The Jackson mapper that reads return values and progress. Default: bull4j's shared mapper (see
+         * {@link WorkerOptions.Builder#objectMapper(ObjectMapper)}).
+         *
+         * @param mapper the mapper; not null
+         * @return this builder
+         */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
             return this;
         }
 
+        /** {@return the options} */
         public QueueEventsOptions build() {
             return new QueueEventsOptions(this);
         }

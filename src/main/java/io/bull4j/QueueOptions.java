@@ -13,7 +13,9 @@ import java.util.Objects;
  * <pre>{@code QueueOptions.builder().prefix("{app}").defaultJobOptions(JobOptions.builder().attempts(3).build()).build()}</pre>
  */
 public final class QueueOptions {
+    /** The default {@link Builder#maxLenEvents(int) maxLenEvents}: about 10,000 events, as in BullMQ. */
     public static final int DEFAULT_MAX_LEN_EVENTS = 10_000;
+    /** All options at their defaults. */
     public static final QueueOptions DEFAULTS = builder().build();
 
     private final String prefix;
@@ -36,10 +38,12 @@ public final class QueueOptions {
         skipMetasUpdate = b.skipMetasUpdate;
     }
 
+    /** {@return a builder with every option at its default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these options, to change some of them} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.prefix = prefix;
@@ -53,17 +57,23 @@ public final class QueueOptions {
         return b;
     }
 
+    /** {@return the key prefix of the queue} */
     public String prefix() { return prefix; }
-    /** null: the queue opens its own connection (REDIS_URL, else localhost) and closes it. */
+    /** {@return the shared connection, or null when the queue opens (and closes) its own} */
     public Bull4jConnection connection() { return connection; }
+    /** {@return the options for every option a job does not set} */
     public JobOptions defaultJobOptions() { return defaultJobOptions; }
-    /** The approximate cap of the events stream ({@code streams.events.maxLen} in BullMQ). */
+    /** {@return the approximate cap of the events stream ({@code streams.events.maxLen} in BullMQ)} */
     public int maxLenEvents() { return maxLenEvents; }
+    /** {@return the Jackson mapper for job data} */
     public ObjectMapper objectMapper() { return objectMapper; }
-    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    /** {@return whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction} */
     public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
+    /** {@return the time source for timestamps} */
     public Clock clock() { return clock; }
-    /** Whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate}). */
+    /**
+     * {@return whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate})}
+     */
     public boolean skipMetasUpdate() { return skipMetasUpdate; }
 
     @Override
@@ -87,7 +97,10 @@ public final class QueueOptions {
                 + ", checkEvictionPolicy=" + checkEvictionPolicy + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
     }
 
-    /** Not thread-safe. */
+    /**
+     * A builder of {@link QueueOptions}. Each setter checks its value at once and throws a {@link ValidationException}
+     * naming the field. Not thread-safe.
+     */
     public static final class Builder {
         private String prefix = QueueKeys.DEFAULT_PREFIX;
         private Bull4jConnection connection;
@@ -101,28 +114,62 @@ public final class QueueOptions {
         private Builder() {
         }
 
+        /**
+         * The key prefix; workers and other producers of the queue must use the same one. On Redis Cluster use a hash
+         * tag such as {@code "{bull}"}. Default {@code "bull"}.
+         *
+         * @param prefix a non-empty prefix
+         * @return this builder
+         */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
-            this.prefix = prefix;
+            this.prefix = QueueKeys.checkPrefix(prefix);
             return this;
         }
 
+        /**
+         * A connection to share, which the queue does not close. Default: none, so the queue opens its own from
+         * {@code REDIS_URL} (else {@code redis://localhost:6379}) and closes it on {@link Queue#close()}.
+         *
+         * @param connection a shared connection, or null for the queue's own
+         * @return this builder
+         */
         public Builder connection(Bull4jConnection connection) {
             this.connection = connection;
             return this;
         }
 
+        /**
+         * The options for every option a job does not set itself. Default {@link JobOptions#DEFAULTS} (none set).
+         *
+         * @param options the defaults; not null
+         * @return this builder
+         */
         public Builder defaultJobOptions(JobOptions options) {
             this.defaultJobOptions = Objects.requireNonNull(options, "defaultJobOptions");
             return this;
         }
 
+        /**
+         * The approximate cap of the events stream. The queue stores it in its {@code meta} hash, where every script
+         * (bull4j's and BullMQ's) reads it when it trims the stream. Default
+         * {@value QueueOptions#DEFAULT_MAX_LEN_EVENTS}.
+         *
+         * @param maxLen zero or more
+         * @return this builder
+         */
         public Builder maxLenEvents(int maxLen) {
             ValidationException.check(maxLen >= 0, "maxLenEvents", "must be >= 0 (was " + maxLen + ")");
             this.maxLenEvents = maxLen;
             return this;
         }
 
+        /**
+         * The Jackson mapper for job data; it is used as is. Default: bull4j's shared mapper, as described at
+         * {@link WorkerOptions.Builder#objectMapper(ObjectMapper)}.
+         *
+         * @param mapper the mapper; not null
+         * @return this builder
+         */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
             return this;
@@ -132,12 +179,21 @@ public final class QueueOptions {
          * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
          * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
          * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         *
+         * @param check whether to check the policy
+         * @return this builder
          */
         public Builder checkEvictionPolicy(boolean check) {
             this.checkEvictionPolicy = check;
             return this;
         }
 
+        /**
+         * The time source for timestamps and due times; for tests. Default {@link Clock#systemUTC()}.
+         *
+         * @param clock the clock; not null
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -147,13 +203,17 @@ public final class QueueOptions {
          * With {@code true} the queue does not write the {@code meta} hash when it opens: {@code meta.version} and
          * {@code opts.maxLenEvents} stay as the queue's producers and workers wrote them. For a queue opened only to
          * read (counts, listings, dashboards, metrics), as BullMQ's {@code skipMetasUpdate}. Adding jobs still
-         * works: the scripts write the stream cap they need when it is missing.
+         * works: the scripts write the stream cap they need when it is missing. Default {@code false}.
+         *
+         * @param skip whether to leave the {@code meta} hash alone
+         * @return this builder
          */
         public Builder skipMetasUpdate(boolean skip) {
             this.skipMetasUpdate = skip;
             return this;
         }
 
+        /** {@return the options} */
         public QueueOptions build() {
             return new QueueOptions(this);
         }

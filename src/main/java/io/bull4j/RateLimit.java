@@ -2,6 +2,11 @@ package io.bull4j;
 
 import java.time.Duration;
 
-/** A queue's global rate limit ({@link Queue#getGlobalRateLimit()}): at most {@code max} jobs per {@code duration}. */
+/**
+ * A queue's global rate limit ({@link Queue#getGlobalRateLimit()}).
+ *
+ * @param max at most this many jobs start per window
+ * @param duration the window
+ */
 public record RateLimit(long max, Duration duration) {
 }

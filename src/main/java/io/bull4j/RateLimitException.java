@@ -13,6 +13,7 @@ package io.bull4j;
  * }</pre>
  */
 public class RateLimitException extends Bull4jException {
+    /** A rate-limit signal for the worker; its message is BullMQ's {@code bullmq:rateLimitExceeded}. */
     public RateLimitException() {
         super("bullmq:rateLimitExceeded", false);
     }

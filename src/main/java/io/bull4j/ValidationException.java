@@ -1,19 +1,45 @@
 package io.bull4j;
 
-/** Bad input, rejected before anything reached Redis. {@link #field()} names the offending option or argument. */
+/**
+ * Bad input, rejected before anything reached Redis. {@link #field()} names the offending option or argument.
+ *
+ * <pre>{@code
+ * try {
+ *     JobOptions.builder().priority(-1);
+ * } catch (ValidationException e) {
+ *     e.field();        // "priority"
+ *     e.getMessage();   // "priority: must be between 0 and 2097151 (was -1)"
+ * }
+ * }</pre>
+ */
 public class ValidationException extends Bull4jException {
+    /** The refused option or argument. */
     private final String field;
 
+    /**
+     * Creates one; its message is {@code "<field>: <message>"}.
+     *
+     * @param field the option or argument that was refused, such as {@code "priority"} or {@code "data"}
+     * @param message what is wrong with it, with the value when it helps
+     */
     public ValidationException(String field, String message) {
         super(field + ": " + message);
         this.field = field;
     }
 
+    /** {@return the option or argument that was refused} */
     public String field() {
         return field;
     }
 
-    /** Throws unless {@code condition} holds. */
+    /**
+     * Throws unless {@code condition} holds.
+     *
+     * @param condition the check
+     * @param field the option or argument checked
+     * @param message what is wrong when the check fails
+     * @throws ValidationException when {@code condition} is false
+     */
     public static void check(boolean condition, String field, String message) {
         if (!condition) {
             throw new ValidationException(field, message);

@@ -20,5 +20,11 @@ package io.bull4j;
  */
 @FunctionalInterface
 public interface VoidProcessor {
+    /**
+     * Processes one job, with no result to store.
+     *
+     * @param job the job, with its data ({@link Job#data(Class)}) and options
+     * @throws Exception to fail the attempt
+     */
     void run(Job job) throws Exception;
 }

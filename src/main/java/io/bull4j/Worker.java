@@ -53,25 +53,69 @@ public final class Worker implements AutoCloseable {
     private boolean started;
     private boolean closed;
 
+    /**
+     * A worker with the default options, on a connection of its own from {@code REDIS_URL} (else
+     * {@code redis://localhost:6379}); it starts processing at once.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @throws ValidationException when an argument is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, Processor processor) {
         this(queueName, processor, WorkerOptions.DEFAULTS);
     }
 
+    /**
+     * A worker with these options; with {@code autorun} (the default) it starts processing at once.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @param options the options
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, Processor processor, WorkerOptions options) {
         this(queueName, processor, options, new WorkerListener[0]);
     }
 
-    /** With a processor that has no result: {@code new Worker("emails", job -> { send(job); })}. */
+    /**
+     * A worker with a processor that has no result ({@code new Worker("emails", job -> { send(job); })}), with the
+     * default options; see {@link VoidProcessor}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @throws ValidationException when an argument is invalid
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, VoidProcessor processor) {
         this(queueName, processor, WorkerOptions.DEFAULTS);
     }
 
-    /** With a processor that has no result; see {@link VoidProcessor}. */
+    /**
+     * A worker with a processor that has no result, and these options; see {@link VoidProcessor}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @param options the options
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, VoidProcessor processor, WorkerOptions options) {
         this(queueName, processor, options, new WorkerListener[0]);
     }
 
-    /** With a processor that has no result, and listeners; see {@link VoidProcessor}. */
+    /**
+     * A worker with a processor that has no result, and listeners registered before it starts; see
+     * {@link VoidProcessor} and {@link #Worker(String, Processor, WorkerOptions, WorkerListener...)}.
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job; the job completes with a null result
+     * @param options the options
+     * @param listeners listeners to register first
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
     public Worker(String queueName, VoidProcessor processor, WorkerOptions options, WorkerListener... listeners) {
         this(queueName, withNullResult(processor), options, listeners);
     }
@@ -79,6 +123,13 @@ public final class Worker implements AutoCloseable {
     /**
      * With listeners registered before the worker starts, so that none of its first events is missed (with
      * {@code autorun}, jobs may be taken before a later {@link #addListener} call returns).
+     *
+     * @param queueName the queue to consume
+     * @param processor the code run for each job
+     * @param options the options
+     * @param listeners listeners to register first
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
      */
     public Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener... listeners) {
         ValidationException.check(processor != null, "processor", "must not be null");
@@ -121,6 +172,8 @@ public final class Worker implements AutoCloseable {
     /**
      * Holds every worker of the queue for {@code duration}, as {@link Queue#rateLimit}; a processor then throws
      * {@link RateLimitException} to give its job back without spending an attempt.
+     *
+     * @param duration how long, at least 1 ms
      */
     public void rateLimit(Duration duration) {
         new QueueLimits(ctx).rateLimit(duration);
@@ -148,20 +201,30 @@ public final class Worker implements AutoCloseable {
     /**
      * Adds a listener; see {@link WorkerListener} for the thread it runs on. Events of jobs taken before this
      * call are not delivered to it: pass listeners to the constructor to see every event.
+     *
+     * @param listener the listener
+     * @return this worker
      */
     public Worker addListener(WorkerListener listener) {
         bus.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
+    /**
+     * Removes a listener.
+     *
+     * @param listener the listener
+     */
     public void removeListener(WorkerListener listener) {
         bus.remove(listener);
     }
 
+    /** {@return the name of the queue this worker consumes} */
     public String queueName() {
         return ctx.name();
     }
 
+    /** {@return whether the worker has started and is not closed} */
     public boolean isRunning() {
         synchronized (lifecycle) {
             return started && !closed;
@@ -174,16 +237,18 @@ public final class Worker implements AutoCloseable {
         fetch.pause();
     }
 
+    /** Takes jobs again after {@link #pause()} or {@link #drain(Duration)}. */
     public void resume() {
         runner.setPaused(false);
         fetch.resume();
     }
 
+    /** {@return whether this worker is paused (by {@link #pause()} or {@link #drain(Duration)})} */
     public boolean isPaused() {
         return fetch.isPaused();
     }
 
-    /** Jobs running now. */
+    /** {@return how many jobs this worker runs now} */
     public int activeCount() {
         return slots.inUse();
     }
@@ -191,6 +256,9 @@ public final class Worker implements AutoCloseable {
     /**
      * Stops taking jobs and waits up to {@code timeout} for the running ones to finish. The worker stays paused
      * afterwards; {@link #resume()} takes jobs again.
+     *
+     * @param timeout how long to wait; zero or positive
+     * @return how many jobs finished meanwhile, how many still run, and whether the wait timed out
      */
     public DrainResult drain(Duration timeout) {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
@@ -201,24 +269,33 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs. Do not
-     * call it from this worker's own processor or listeners: it would wait for itself.
+     * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs up to
+     * {@link WorkerOptions#closeTimeout()} (30 s by default); then it goes on as {@link #close(Duration)}. It
+     * returns within about closeTimeout + {@value #INTERRUPT_GRACE_MS} ms + the command timeout, whatever the
+     * processors do. Do not call it from this worker's own processor or listeners: it would wait for itself.
      */
     @Override
     public void close() {
-        closeWithin(null);
+        closeWithin(opts.closeTimeout());
     }
 
     /**
-     * Like {@link #close()}, but after {@code timeout} the running jobs' threads are interrupted. A job that
-     * then ends by throwing is not failed (the shutdown is not its fault): it is given back to the front of wait,
-     * its start uncounted, for another worker. A job that still does not end keeps its lock until it expires,
-     * and is then recovered as stalled.
+     * Like {@link #close()}, with {@code timeout} instead of the configured close timeout; {@code Duration.ZERO}
+     * is a forced close. After the timeout the running jobs' threads are interrupted. A job that then ends by
+     * throwing is not failed (the shutdown is not its fault): it is given back to the front of wait, its start
+     * uncounted, for another worker. A job that still does not end within {@value #INTERRUPT_GRACE_MS} ms is let
+     * go: a WARN names it, its lock is no longer renewed, and the stalled check recovers it once the lock expires
+     * (if it ends meanwhile while still holding its lock, its outcome is written as usual).
+     *
+     * @param timeout how long to wait for running jobs before interrupting them
      */
     public void close(Duration timeout) {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
         closeWithin(timeout);
     }
+
+    /** How long interrupted jobs get to end before close lets them go. */
+    static final long INTERRUPT_GRACE_MS = 2_000;
 
     private void closeWithin(Duration timeout) {
         boolean wasStarted;
@@ -238,13 +315,12 @@ public final class Worker implements AutoCloseable {
                 awaitFetchStopped();
             }
             runner.startClosing();
-            if (!awaitIdle(timeout == null ? -1 : timeout.toMillis())) {
+            if (!awaitIdle(timeout.toMillis())) {
                 log.info("worker on {}: interrupting {} running job(s) after {}", ctx.name(), runner.runningCount(),
                         timeout);
                 runner.interruptAll();
-                if (!awaitIdle(opts.lockDuration().toMillis())) {
-                    log.warn("worker on {}: {} job(s) ignored interruption; their locks will expire and they will "
-                            + "be recovered as stalled", ctx.name(), runner.runningCount());
+                if (!awaitIdle(Math.min(INTERRUPT_GRACE_MS, opts.lockDuration().toMillis()))) {
+                    letGo(timeout);
                 }
             }
         } finally {
@@ -257,6 +333,15 @@ public final class Worker implements AutoCloseable {
             if (ownsConnection) {
                 ctx.link.close();
             }
+        }
+    }
+
+    /** Stops renewing the locks of jobs that ignored the close, so that another worker recovers them. */
+    private void letGo(Duration timeout) {
+        for (String id : runner.letGoRunning()) {
+            log.warn("worker on {}: job {} did not end within the close timeout ({}) nor when interrupted; its lock "
+                    + "is no longer renewed and the stalled check will recover it once the lock expires (within "
+                    + "lockDuration {})", ctx.name(), id, timeout, opts.lockDuration());
         }
     }
 

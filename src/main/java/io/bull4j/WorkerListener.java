@@ -4,23 +4,57 @@ package io.bull4j;
  * Callbacks for what a {@link Worker} does; override the ones you need. They run one at a time on the worker's
  * event thread, never on an I/O thread or the job's thread, so a slow listener delays other listeners but not
  * the worker. Keep them quick. An exception a listener throws is logged and swallowed.
+ *
+ * <pre>{@code
+ * worker.addListener(new WorkerListener() {
+ *     @Override
+ *     public void onFailed(Job job, Throwable error) {
+ *         log.warn("job {} attempt {} failed", job.id(), job.attemptsMade(), error);
+ *     }
+ * });
+ * }</pre>
  */
 public interface WorkerListener {
-    /** A job was fetched and is about to run. */
+    /**
+     * A job was fetched and is about to run.
+     *
+     * @param job the job
+     */
     default void onActive(Job job) {
     }
 
+    /**
+     * The processor reported progress with {@link Job#updateProgress(Object)}.
+     *
+     * @param job the job
+     * @param progress the progress as passed
+     */
     default void onProgress(Job job, Object progress) {
     }
 
+    /**
+     * A job completed.
+     *
+     * @param job the job
+     * @param result what the processor returned
+     */
     default void onCompleted(Job job, Object result) {
     }
 
-    /** An attempt failed; {@code job.attemptsMade()} tells which. It may be retried. */
+    /**
+     * An attempt failed; {@code job.attemptsMade()} tells which. It may be retried.
+     *
+     * @param job the job
+     * @param error what the processor threw (or why the job could not finish)
+     */
     default void onFailed(Job job, Throwable error) {
     }
 
-    /** The stalled check found this job's lock expired and moved it back to wait. */
+    /**
+     * The stalled check found this job's lock expired and moved it back to wait.
+     *
+     * @param jobId the job's id
+     */
     default void onStalled(String jobId) {
     }
 
@@ -28,10 +62,15 @@ public interface WorkerListener {
     default void onDrained() {
     }
 
-    /** A fault not tied to a job's outcome: a lost lock, a Redis error in the fetch loop, a listener failure. */
+    /**
+     * A fault not tied to a job's outcome: a lost lock, a Redis error in the fetch loop, a listener failure.
+     *
+     * @param error the fault
+     */
     default void onError(Throwable error) {
     }
 
+    /** The worker closed; the last callback it makes. */
     default void onClosed() {
     }
 }

@@ -16,13 +16,21 @@ import java.util.concurrent.ExecutorService;
  * <pre>{@code WorkerOptions.builder().concurrency(10).lockDuration(Duration.ofMinutes(1)).build()}</pre>
  */
 public final class WorkerOptions {
+    /** The default {@link Builder#concurrency(int) concurrency}: 1 job at a time, as in BullMQ. */
     public static final int DEFAULT_CONCURRENCY = 1;
+    /** The default {@link Builder#lockDuration(Duration) lockDuration}: 30 seconds. */
     public static final Duration DEFAULT_LOCK_DURATION = Duration.ofSeconds(30);
+    /** The default {@link Builder#stalledInterval(Duration) stalledInterval}: 30 seconds. */
     public static final Duration DEFAULT_STALLED_INTERVAL = Duration.ofSeconds(30);
+    /** The default {@link Builder#maxStalledCount(int) maxStalledCount}: 1. */
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
+    /** The default {@link Builder#drainDelay(Duration) drainDelay}: 5 seconds. */
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
-    /** BullMQ's maximumRateLimitDelay: the longest a rate-limited worker waits before it asks again. */
+    /** The default {@link Builder#maximumRateLimitDelay(Duration) maximumRateLimitDelay}: 30 seconds, as BullMQ. */
     public static final Duration DEFAULT_MAXIMUM_RATE_LIMIT_DELAY = Duration.ofSeconds(30);
+    /** How long {@link Worker#close()} waits for running jobs before it interrupts them and lets them go. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /** All options at their defaults. */
     public static final WorkerOptions DEFAULTS = builder().build();
 
     private final int concurrency;
@@ -32,6 +40,7 @@ public final class WorkerOptions {
     private final Duration stalledInterval;
     private final int maxStalledCount;
     private final Duration drainDelay;
+    private final Duration closeTimeout;
     private final boolean autorun;
     private final String name;
     private final String prefix;
@@ -56,6 +65,7 @@ public final class WorkerOptions {
         stalledInterval = b.stalledInterval;
         maxStalledCount = b.maxStalledCount;
         drainDelay = b.drainDelay;
+        closeTimeout = b.closeTimeout;
         autorun = b.autorun;
         name = b.name;
         prefix = b.prefix;
@@ -73,10 +83,12 @@ public final class WorkerOptions {
         maximumRateLimitDelay = b.maximumRateLimitDelay;
     }
 
+    /** {@return a builder with every option at its default} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these options, to change some of them} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.concurrency = concurrency;
@@ -85,6 +97,7 @@ public final class WorkerOptions {
         b.stalledInterval = stalledInterval;
         b.maxStalledCount = maxStalledCount;
         b.drainDelay = drainDelay;
+        b.closeTimeout = closeTimeout;
         b.autorun = autorun;
         b.name = name;
         b.prefix = prefix;
@@ -103,49 +116,60 @@ public final class WorkerOptions {
         return b;
     }
 
-    /** Jobs processed at once by this worker. */
+    /** {@return how many jobs this worker runs at once} */
     public int concurrency() { return concurrency; }
-    /** How long a job's lock lives without renewal; a job whose worker dies is recovered after it. */
-    public Duration lockDuration() { return lockDuration; }
-    /** How often held locks are renewed (default lockDuration / 2). */
-    public Duration lockRenewTime() { return lockRenewTime; }
-    /** How often active jobs are checked for an expired lock. */
-    public Duration stalledInterval() { return stalledInterval; }
-    /** How often a job may stall before it is failed. */
-    public int maxStalledCount() { return maxStalledCount; }
-    /** The longest blocking wait for a job on an empty queue. */
-    public Duration drainDelay() { return drainDelay; }
-    /** Whether the constructor starts processing. */
-    public boolean autorun() { return autorun; }
-    /** Shown as the job's {@code processedBy} and in the worker's Redis client name; may be null. */
-    public String name() { return name; }
-    public String prefix() { return prefix; }
-    /** null: the worker opens its own connection (REDIS_URL, else localhost) and closes it. */
-    public Bull4jConnection connection() { return connection; }
-    /** Applies to jobs that set no removeOnComplete of their own; null keeps them. */
-    public KeepJobs removeOnComplete() { return removeOnComplete; }
-    public KeepJobs removeOnFail() { return removeOnFail; }
-    /** For custom backoff types; may be null. */
-    public BackoffStrategy backoffStrategy() { return backoffStrategy; }
     /**
-     * Runs processors; null for the default: a virtual thread per job on Java 21+ (see {@link #virtualThreads()}),
-     * else a pool of concurrency platform threads.
+     * {@return how long a job's lock lives without renewal; a job whose worker dies is recovered after about this long}
      */
+    public Duration lockDuration() { return lockDuration; }
+    /** {@return how often the held locks are renewed: the value set, else half of {@link #lockDuration()}} */
+    public Duration lockRenewTime() { return lockRenewTime; }
+    /** {@return how often active jobs are checked for an expired lock} */
+    public Duration stalledInterval() { return stalledInterval; }
+    /** {@return how many times a job may stall before it is failed} */
+    public int maxStalledCount() { return maxStalledCount; }
+    /** {@return the longest single blocking wait for a job while the queue is empty} */
+    public Duration drainDelay() { return drainDelay; }
+    /**
+     * {@return how long {@link Worker#close()} waits for running jobs} After it they are interrupted; a job that
+     * still does not end is let go: its lock is no longer renewed (a WARN names it), so the stalled check recovers
+     * it once the lock expires.
+     */
+    public Duration closeTimeout() { return closeTimeout; }
+    /** {@return whether the worker's constructor starts processing} */
+    public boolean autorun() { return autorun; }
+    /**
+     * {@return the worker's name, stored as a job's {@code processedBy} and in its Redis client name; null when unset}
+     */
+    public String name() { return name; }
+    /** {@return the key prefix of the queue} */
+    public String prefix() { return prefix; }
+    /** {@return the shared connection, or null when the worker opens (and closes) its own} */
+    public Bull4jConnection connection() { return connection; }
+    /** {@return which completed jobs to keep, for jobs that set none of their own; null keeps them all} */
+    public KeepJobs removeOnComplete() { return removeOnComplete; }
+    /** {@return which failed jobs to keep, for jobs that set none of their own; null keeps them all} */
+    public KeepJobs removeOnFail() { return removeOnFail; }
+    /** {@return the strategy for {@link Backoff#custom custom} backoff types, or null} */
+    public BackoffStrategy backoffStrategy() { return backoffStrategy; }
+    /** {@return the executor that runs processors, or null for bull4j's own (see {@link Builder#executor})} */
     public ExecutorService executor() { return executor; }
     /**
-     * Whether the default executor uses a virtual thread per job when the JVM has them (Java 21+); default true.
+     * {@return whether the default executor uses a virtual thread per job when the JVM has them (Java 21+)}
      * Ignored when an {@link #executor()} is given.
      */
     public boolean virtualThreads() { return virtualThreads; }
+    /** {@return the Jackson mapper for job data and results} */
     public ObjectMapper objectMapper() { return objectMapper; }
-    /** Whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction. */
+    /** {@return whether a WARN is logged (once per Redis server) when its maxmemory-policy is not noeviction} */
     public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
+    /** {@return the time source for timestamps and due times} */
     public Clock clock() { return clock; }
-    /** The rate limiter's max jobs per window, 0 when the worker has no limiter. */
+    /** {@return the rate limiter's max jobs per window, 0 when the worker has no limiter} */
     public int limiterMax() { return limiterMax; }
-    /** The rate limiter's window, null when the worker has no limiter. */
+    /** {@return the rate limiter's window, null when the worker has no limiter} */
     public Duration limiterDuration() { return limiterDuration; }
-    /** The longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted). */
+    /** {@return the longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted)} */
     public Duration maximumRateLimitDelay() { return maximumRateLimitDelay; }
 
     @Override
@@ -154,7 +178,8 @@ public final class WorkerOptions {
         WorkerOptions x = (WorkerOptions) o;
         return concurrency == x.concurrency && lockDuration.equals(x.lockDuration)
                 && lockRenewTime.equals(x.lockRenewTime) && stalledInterval.equals(x.stalledInterval)
-                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay) && autorun == x.autorun
+                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
+                && closeTimeout.equals(x.closeTimeout) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
                 && backoffStrategy == x.backoffStrategy && executor == x.executor
@@ -175,14 +200,18 @@ public final class WorkerOptions {
     public String toString() {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
-                + ", drainDelay=" + drainDelay + ", autorun=" + autorun + ", name=" + name + ", prefix=" + prefix
+                + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun
+                + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
                 + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
                 + ", maximumRateLimitDelay=" + maximumRateLimitDelay + "}";
     }
 
-    /** Not thread-safe. */
+    /**
+     * A builder of {@link WorkerOptions}. Each setter checks its value at once and throws a
+     * {@link ValidationException} naming the field; {@link #build()} checks the combinations. Not thread-safe.
+     */
     public static final class Builder {
         private int concurrency = DEFAULT_CONCURRENCY;
         private Duration lockDuration = DEFAULT_LOCK_DURATION;
@@ -190,6 +219,7 @@ public final class WorkerOptions {
         private Duration stalledInterval = DEFAULT_STALLED_INTERVAL;
         private int maxStalledCount = DEFAULT_MAX_STALLED_COUNT;
         private Duration drainDelay = DEFAULT_DRAIN_DELAY;
+        private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private boolean autorun = true;
         private String name;
         private String prefix = QueueKeys.DEFAULT_PREFIX;
@@ -214,6 +244,10 @@ public final class WorkerOptions {
          * on the queue's shared {@code limiter} key, so every worker of the queue with a limiter (bull4j's and
          * BullMQ's) shares one window. A global limit ({@link Queue#setGlobalRateLimit}) takes precedence for the
          * max; this duration takes precedence over the global one, as in BullMQ.
+         *
+         * @param max at least 1
+         * @param duration the window, at least 1 ms
+         * @return this builder
          */
         public Builder limiter(int max, Duration duration) {
             ValidationException.check(max >= 1, "limiter.max", "must be >= 1 (was " + max + ")");
@@ -224,87 +258,209 @@ public final class WorkerOptions {
             return this;
         }
 
-        /** The longest a rate-limited worker waits before asking again; default 30 s, as BullMQ. */
+        /**
+         * The longest a rate-limited worker waits before asking again, so that due delayed jobs still get promoted.
+         * Default 30 s, as BullMQ.
+         *
+         * @param d positive
+         * @return this builder
+         */
         public Builder maximumRateLimitDelay(Duration d) {
             ValidationException.check(positive(d), "maximumRateLimitDelay", "must be positive (was " + d + ")");
             this.maximumRateLimitDelay = d;
             return this;
         }
 
+        /**
+         * How many jobs this worker runs at once. Default {@value WorkerOptions#DEFAULT_CONCURRENCY}.
+         *
+         * @param concurrency at least 1
+         * @return this builder
+         */
         public Builder concurrency(int concurrency) {
             ValidationException.check(concurrency >= 1, "concurrency", "must be >= 1 (was " + concurrency + ")");
             this.concurrency = concurrency;
             return this;
         }
 
+        /**
+         * How long a job's lock lives without renewal. A job whose worker died is recovered (as stalled) after about this
+         * long. Default 30 seconds ({@link WorkerOptions#DEFAULT_LOCK_DURATION}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder lockDuration(Duration d) {
             ValidationException.check(positive(d), "lockDuration", "must be positive (was " + d + ")");
             this.lockDuration = d;
             return this;
         }
 
+        /**
+         * How often the held locks are renewed (one call for all of them). Default: half of the lock duration, also when
+         * the lock duration changes later. {@link #build()} requires it to be shorter than the lock duration.
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder lockRenewTime(Duration d) {
             ValidationException.check(positive(d), "lockRenewTime", "must be positive (was " + d + ")");
             this.lockRenewTime = d;
             return this;
         }
 
+        /**
+         * How often to look for stalled jobs (active jobs whose lock expired). The check is shared by all workers of the
+         * queue: one of them runs it per interval. Default 30 seconds ({@link WorkerOptions#DEFAULT_STALLED_INTERVAL}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder stalledInterval(Duration d) {
             ValidationException.check(positive(d), "stalledInterval", "must be positive (was " + d + ")");
             this.stalledInterval = d;
             return this;
         }
 
+        /**
+         * How many times a job may stall and be moved back to wait before it is failed instead. Default
+         * {@value WorkerOptions#DEFAULT_MAX_STALLED_COUNT}.
+         *
+         * @param count zero or more
+         * @return this builder
+         */
         public Builder maxStalledCount(int count) {
             ValidationException.check(count >= 0, "maxStalledCount", "must be >= 0 (was " + count + ")");
             this.maxStalledCount = count;
             return this;
         }
 
+        /**
+         * The longest single blocking wait for a job while the queue is empty; the worker then waits again.
+         * With the command timeout, it also bounds how long {@link Worker#close()} waits for a fetch in flight.
+         * Default 5 seconds
+         * ({@link WorkerOptions#DEFAULT_DRAIN_DELAY}).
+         *
+         * @param d a positive duration
+         * @return this builder
+         */
         public Builder drainDelay(Duration d) {
             ValidationException.check(positive(d), "drainDelay", "must be positive (was " + d + ")");
             this.drainDelay = d;
             return this;
         }
 
+        /**
+         * How long {@link Worker#close()} waits for running jobs before it interrupts them; a job that still does not
+         * end within a short grace is let go (its lock is no longer renewed, so the stalled check recovers it).
+         * {@code Duration.ZERO} interrupts at once. Default {@link #DEFAULT_CLOSE_TIMEOUT} (30 seconds).
+         *
+         * @param d zero or positive
+         * @return this builder
+         */
+        public Builder closeTimeout(Duration d) {
+            ValidationException.check(d != null && !d.isNegative(), "closeTimeout",
+                    "must be zero or positive (was " + d + ")");
+            this.closeTimeout = d;
+            return this;
+        }
+
+        /**
+         * Whether the worker's constructor starts processing; with {@code false}, call {@link Worker#run()}. Default
+         * {@code true}.
+         *
+         * @param autorun whether to start in the constructor
+         * @return this builder
+         */
         public Builder autorun(boolean autorun) {
             this.autorun = autorun;
             return this;
         }
 
+        /**
+         * A name for the worker, stored as each job's {@code processedBy} and in the client name of its blocking
+         * connection, as in BullMQ. Default: none.
+         *
+         * @param name a non-empty name, or null for none
+         * @return this builder
+         */
         public Builder name(String name) {
             ValidationException.check(name == null || !name.isEmpty(), "name", "must not be empty");
             this.name = name;
             return this;
         }
 
+        /**
+         * The key prefix; it must be the producers' prefix. On Redis Cluster use a hash tag such as {@code "{bull}"}.
+         * Default {@code "bull"}.
+         *
+         * @param prefix a non-empty prefix
+         * @return this builder
+         */
         public Builder prefix(String prefix) {
-            ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+            io.bull4j.internal.keys.QueueKeys.checkPrefix(prefix);
             this.prefix = prefix;
             return this;
         }
 
+        /**
+         * A connection to share, which the worker does not close; it also opens one dedicated connection on it for its
+         * blocking fetch. Default: none, so the worker opens its own from {@code REDIS_URL} (else
+         * {@code redis://localhost:6379}) and closes it on {@link Worker#close()}.
+         *
+         * @param connection a shared connection, or null for the worker's own
+         * @return this builder
+         */
         public Builder connection(Bull4jConnection connection) {
             this.connection = connection;
             return this;
         }
 
+        /**
+         * Which completed jobs to keep, for jobs that set no {@code removeOnComplete} of their own. Default: none, which
+         * keeps them all.
+         *
+         * @param keep which jobs to keep, or null for all
+         * @return this builder
+         */
         public Builder removeOnComplete(KeepJobs keep) {
             this.removeOnComplete = keep;
             return this;
         }
 
+        /**
+         * Which failed jobs to keep, for jobs that set no {@code removeOnFail} of their own. Default: none, which keeps
+         * them all.
+         *
+         * @param keep which jobs to keep, or null for all
+         * @return this builder
+         */
         public Builder removeOnFail(KeepJobs keep) {
             this.removeOnFail = keep;
             return this;
         }
 
+        /**
+         * Computes the wait before a retry for {@link Backoff#custom custom} backoff types. Default: none, so that a job
+         * with a custom type fails on its first error.
+         *
+         * @param strategy the strategy, or null for none
+         * @return this builder
+         */
         public Builder backoffStrategy(BackoffStrategy strategy) {
             this.backoffStrategy = strategy;
             return this;
         }
 
-        /** Runs processors. bull4j never shuts down an executor it did not create. */
+        /**
+         * The executor that runs processors. Default: none, so that bull4j runs each job on a virtual thread on Java 21+
+         * (unless {@link #virtualThreads(boolean) virtualThreads(false)}) and on a pool of {@code concurrency} platform
+         * threads otherwise, and shuts that down on close. bull4j never shuts down an executor it did not create; at most
+         * {@code concurrency} jobs are handed to it at once.
+         *
+         * @param executor the executor, or null for bull4j's own
+         * @return this builder
+         */
         public Builder executor(ExecutorService executor) {
             this.executor = executor;
             return this;
@@ -315,12 +471,24 @@ public final class WorkerOptions {
          * them (Java 21+), {@code false} on a pool of {@code concurrency} platform threads, e.g. for processors
          * that hold a monitor across blocking I/O (which pins a carrier thread before Java 24). On Java 17-20
          * platform threads are used either way.
+         *
+         * @param virtualThreads whether the default executor uses virtual threads where the JVM has them
+         * @return this builder
          */
         public Builder virtualThreads(boolean virtualThreads) {
             this.virtualThreads = virtualThreads;
             return this;
         }
 
+        /**
+         * The Jackson mapper for job data, results and progress; it is used as is. Default: bull4j's shared mapper,
+         * which writes {@code java.time} values and {@code Optional} as ISO-8601 text and plain values, ignores
+         * unknown properties (a Node producer may send fields a Java record lacks), and refuses an object whose
+         * fields it cannot see rather than storing {@code {}}.
+         *
+         * @param mapper the mapper; not null
+         * @return this builder
+         */
         public Builder objectMapper(ObjectMapper mapper) {
             this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
             return this;
@@ -330,17 +498,31 @@ public final class WorkerOptions {
          * {@code true} (the default): on construction, read the Redis server's {@code maxmemory-policy} and log one
          * WARN per server and JVM when it is not {@code noeviction}, under which Redis may evict queue keys and lose
          * jobs. {@code false} skips the check, e.g. for a Redis whose eviction is known and accepted.
+         *
+         * @param check whether to check the policy
+         * @return this builder
          */
         public Builder checkEvictionPolicy(boolean check) {
             this.checkEvictionPolicy = check;
             return this;
         }
 
+        /**
+         * The time source for timestamps and due times; for tests. Default {@link Clock#systemUTC()}.
+         *
+         * @param clock the clock; not null
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
+        /**
+         * {@return the options} Checks the combinations: the lock renew time must be shorter than the lock duration.
+         *
+         * @throws ValidationException when it is not
+         */
         public WorkerOptions build() {
             Duration renew = lockRenewTime != null ? lockRenewTime : lockDuration.dividedBy(2);
             ValidationException.check(renew.compareTo(lockDuration) < 0, "lockRenewTime",

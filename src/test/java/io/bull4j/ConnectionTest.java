@@ -14,6 +14,14 @@ import static org.junit.jupiter.api.Assertions.*;
 /** The connection layer: URIs with database, password and ACL user; sharing; closing only what bull4j opened. */
 class ConnectionTest {
     @Test
+    void aMissingUriIsRefusedNamingIt() {
+        for (String uri : new String[] {null, " "}) {
+            ValidationException e = assertThrows(ValidationException.class, () -> Bull4jConnection.create(uri));
+            assertEquals("uri", e.field());
+        }
+    }
+
+    @Test
     void uriSelectsTheDatabase() {
         RedisTestServer server = RedisTestServer.get();
         String q = queueName("db");

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -200,8 +201,18 @@ class QueueEventsTest {
                 assertInstanceOf(RedisException.class, await(error), "the failed read is reported");
                 assertTrue(events.isRunning());
                 server.restart();
-                // the restarted server is empty, so its stream ids start later than the last one read
-                Job after = queue.add("after", Map.of());
+                // the restarted server is empty, so its stream ids start later than the last one read; until the
+                // connection is back, adds are refused as not applied, which is safe to retry
+                AtomicReference<Job> added1 = new AtomicReference<>();
+                eventually(Duration.ofSeconds(15), () -> {
+                    try {
+                        added1.set(queue.add("after", Map.of()));
+                        return true;
+                    } catch (RedisNotAppliedException notYet) {
+                        return false;
+                    }
+                }, "an add succeeds once Redis is back");
+                Job after = added1.get();
                 assertEquals("1", after.id(), "a fresh dataset");
                 QueueEvent added = rec.await(e -> e.type() == ADDED && e.jobName().equals("after"), "added after");
                 assertEquals("1", added.jobId());

@@ -5,7 +5,7 @@ import io.bull4j.Job;
 import io.bull4j.QueueEvent;
 import io.bull4j.QueueEvents;
 import io.bull4j.QueueEventsOptions;
-import io.bull4j.internal.codec.OptionsCodec;
+import io.bull4j.OptionsJson;
 import io.bull4j.support.NodeBullmq;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
@@ -35,7 +35,7 @@ final class InteropWorkerAsserts {
         assertEquals(j.id(), n.path("id").asText(), at + "id");
         assertEquals(j.name(), n.path("name").asText(), at + "name");
         assertEquals(json(j.dataJson()), n.get("data"), at + "data");
-        assertEquals(json(OptionsCodec.write(j.opts())), n.get("opts"), at + "opts");
+        assertEquals(json(OptionsJson.write(j.opts())), n.get("opts"), at + "opts");
         assertEquals(JSON.valueToTree(j.progress()), n.get("progress"), at + "progress");
         assertEquals(j.attemptsMade(), n.path("attemptsMade").asInt(), at + "attemptsMade");
         assertEquals(j.attemptsStarted(), n.path("attemptsStarted").asInt(), at + "attemptsStarted");

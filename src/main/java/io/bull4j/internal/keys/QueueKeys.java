@@ -3,6 +3,7 @@ package io.bull4j.internal.keys;
 import io.bull4j.ValidationException;
 
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The one place Redis key names are built, following BullMQ's layout: every key of queue {@code Q} under prefix
@@ -11,18 +12,37 @@ import java.util.Objects;
  */
 public final class QueueKeys {
     public static final String DEFAULT_PREFIX = "bull";
+    /**
+     * The names that follow {@code P:Q:} for the queue's own keys (BullMQ's list, plus metrics and the legacy
+     * meta-paused). A job id equal to one would make its job hash one of these keys.
+     */
+    public static final Set<String> RESERVED_NAMES = Set.of("active", "wait", "waiting-children", "paused", "id",
+            "delayed", "prioritized", "stalled-check", "completed", "failed", "stalled", "repeat", "limiter", "meta",
+            "events", "pc", "marker", "de", "metrics", "meta-paused");
 
     private final String prefix;
     private final String name;
     private final String base;
 
     public QueueKeys(String prefix, String name) {
-        ValidationException.check(name != null && !name.isEmpty(), "queueName", "must not be empty");
+        ValidationException.check(name != null && !name.isBlank(), "queueName", "must not be blank (was \""
+                + name + "\")");
         ValidationException.check(name.indexOf(':') < 0, "queueName", "must not contain ':' (was \"" + name + "\")");
-        ValidationException.check(prefix != null && !prefix.isEmpty(), "prefix", "must not be empty");
+        checkPrefix(prefix);
         this.prefix = prefix;
         this.name = name;
         this.base = prefix + ":" + name + ":";
+    }
+
+    /**
+     * A prefix is one key segment: with a ':' in it, {@code P:Q} would be read back as another prefix and queue
+     * by BullMQ's tools (which split on ':').
+     */
+    public static String checkPrefix(String prefix) {
+        ValidationException.check(prefix != null && !prefix.isBlank(), "prefix", "must not be blank (was \""
+                + prefix + "\")");
+        ValidationException.check(prefix.indexOf(':') < 0, "prefix", "must not contain ':' (was \"" + prefix + "\")");
+        return prefix;
     }
 
     public String prefix() {

@@ -2,20 +2,55 @@ package io.bull4j.internal.redis;
 
 import io.bull4j.Bull4jException;
 import io.bull4j.RedisException;
+import io.bull4j.RedisNotAppliedException;
+import io.bull4j.RedisOutcomeUnknownException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Waits for Redis futures within a bound and translates Lettuce's failures, once, into bull4j's types. */
+/**
+ * Waits for Redis futures within a bound and translates Lettuce's failures, once, into bull4j's types: what was
+ * certainly not applied ({@link RedisNotAppliedException}), what was sent and may have been applied
+ * ({@link RedisOutcomeUnknownException}), and error replies ({@link RedisException}).
+ */
 public final class Await {
+    /** Lettuce's messages for a command refused before it was written (disconnected, or connection closed). */
+    private static final String[] NOT_SENT = {"Currently not connected", "Connection is closed"};
+    /** The error the deadline guard (lua/include/deadline.lua) gives. */
+    static final String LATE = "BULL4J_LATE";
+
+    /**
+     * One daemon thread for the whole JVM (while calls are made) arms the bound of every call (as the JDK's own delayer does for
+     * CompletableFuture.orTimeout): arming and disarming are a heap insert and remove, with no thread hand-off,
+     * and a timeout's callbacks run on the common pool, never on this thread.
+     */
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
+
     private Await() {
+    }
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "bull4j-call-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        // the thread ends after a second without calls, so that closing every bull4j object leaves no thread behind
+        timer.setKeepAliveTime(1, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
+        return timer;
     }
 
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
@@ -23,13 +58,47 @@ public final class Await {
             return stage.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             stage.toCompletableFuture().cancel(false);
-            throw new RedisException(what + ": no answer from Redis within " + timeout, e, true);
+            throw timedOut(what, timeout, e);
         } catch (ExecutionException e) {
             throw translate(e.getCause(), what);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Bull4jException(what + ": interrupted", e);
         }
+    }
+
+    /**
+     * A future that completes like {@code future}, translated, or at the latest after {@code budget} with a
+     * {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to cancel the command in flight).
+     */
+    public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
+                                                  Runnable onTimeout) {
+        CompletableFuture<T> bounded = new CompletableFuture<>();
+        ScheduledFuture<?> alarm = TIMER.schedule(() -> ForkJoinPool.commonPool().execute(() -> {
+            if (bounded.completeExceptionally(timedOut(what, budget, null))) {
+                onTimeout.run();
+            }
+        }), budget.toMillis(), TimeUnit.MILLISECONDS);
+        future.whenComplete((value, error) -> {
+            alarm.cancel(false);
+            if (error == null) {
+                bounded.complete(value);
+            } else {
+                bounded.completeExceptionally(translate(error, what));
+            }
+        });
+        return bounded;
+    }
+
+    /** The same bound for a future from a command without a deadline of its own (reads, idempotent writes). */
+    public static <T> CompletableFuture<T> within(CompletionStage<T> stage, Duration budget, String what) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        return within(future, budget, what, () -> future.cancel(false));
+    }
+
+    private static RedisOutcomeUnknownException timedOut(String what, Duration timeout, Throwable cause) {
+        return new RedisOutcomeUnknownException(what + ": no answer from Redis within " + timeout
+                + "; the command may have been applied before its deadline, never after", cause, true);
     }
 
     /** Maps a failure from a Redis future to a bull4j exception, leaving bull4j's own exceptions as they are. */
@@ -41,14 +110,30 @@ public final class Await {
             return (Bull4jException) t;
         }
         if (t instanceof RedisCommandTimeoutException) {
-            return new RedisException(what + ": " + t.getMessage(), t, true);
+            return new RedisOutcomeUnknownException(what + ": " + t.getMessage(), t, true);
         }
         if (t instanceof RedisConnectionException) {
-            return new RedisException(what + ": Redis unreachable: " + t.getMessage(), t, false);
+            return new RedisNotAppliedException(what + ": Redis unreachable: " + t.getMessage(), t);
+        }
+        String message = String.valueOf(t.getMessage());
+        if (message.contains(LATE)) {
+            return new RedisNotAppliedException(what + ": reached Redis after its deadline and was refused there "
+                    + "before any write", t);
+        }
+        if (t instanceof io.lettuce.core.RedisException) {
+            for (String notSent : NOT_SENT) {
+                if (message.startsWith(notSent)) {
+                    return new RedisNotAppliedException(what + ": not sent: " + message, t);
+                }
+            }
+            if (!(t instanceof io.lettuce.core.RedisCommandExecutionException)) {
+                // the connection broke with the command written or about to be: Lettuce does not re-send it
+                return new RedisOutcomeUnknownException(what + ": " + message, t, false);
+            }
         }
         if (t instanceof CancellationException) {
-            return new RedisException(what + ": cancelled", t, false);
+            return new RedisOutcomeUnknownException(what + ": cancelled", t, false);
         }
-        return new RedisException(what + ": " + t.getMessage(), t, false);
+        return new RedisException(what + ": " + message, t, false);
     }
 }

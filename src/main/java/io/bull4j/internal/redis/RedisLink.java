@@ -1,5 +1,6 @@
 package io.bull4j.internal.redis;
 
+import io.bull4j.ConnectionOptions;
 import io.bull4j.RedisException;
 import io.bull4j.ValidationException;
 import io.bull4j.internal.script.ScriptRunner;
@@ -17,6 +18,8 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +47,8 @@ public final class RedisLink implements AutoCloseable {
 
     private final AbstractRedisClient client;
     private final boolean ownsClient;
+    /** Resources bull4j made for its own client (they carry the reconnect delay); null on a caller's client. */
+    private final ClientResources ownResources;
     private final Duration commandTimeout;
     private final StatefulConnection<String, String> shared;
     private final RedisClusterAsyncCommands<String, String> commands;
@@ -53,20 +58,26 @@ public final class RedisLink implements AutoCloseable {
     private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private RedisLink(AbstractRedisClient client, boolean ownsClient, Duration commandTimeout) {
+    private RedisLink(AbstractRedisClient client, ClientResources ownResources, Duration commandTimeout) {
         this.client = client;
-        this.ownsClient = ownsClient;
+        this.ownsClient = ownResources != null;
+        this.ownResources = ownResources;
         this.commandTimeout = commandTimeout;
         try {
             this.shared = connect();
         } catch (RuntimeException e) {
-            if (ownsClient) {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            }
+            shutdownOwnClient();
             throw Await.translate(e, "connect");
         }
         this.commands = asyncOf(shared);
-        this.scripts = new ScriptRunner(commands, commandTimeout);
+        ServerClock serverClock;
+        try {
+            serverClock = new ServerClock(commands, commandTimeout);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock);
         String info = Await.result(commands.info("server"), commandTimeout, "INFO");
         this.serverVersion = RedisVersion.parse(info);
         String runId = EvictionPolicyCheck.field(info, "run_id");
@@ -79,22 +90,49 @@ public final class RedisLink implements AutoCloseable {
         }
     }
 
+    /**
+     * Resources of our own for a client of our own: they set the reconnect backoff, which Lettuce keeps there
+     * rather than in the client options.
+     */
+    private static ClientResources resources(Duration reconnectMin, Duration reconnectMax) {
+        return ClientResources.builder()
+                .reconnectDelay(Delay.exponential(reconnectMin.toMillis(), reconnectMax.toMillis(),
+                        TimeUnit.MILLISECONDS, 2))
+                .build();
+    }
+
+    /**
+     * For every client of our own: commands are rejected while disconnected, so that nothing is queued to run
+     * after a reconnect when its caller has been told it failed (Lettuce's default buffers and re-sends them); with
+     * it, Lettuce also fails the commands in flight when a connection breaks instead of re-sending them.
+     */
+    private static final ClientOptions.DisconnectedBehavior WHILE_DISCONNECTED =
+            ClientOptions.DisconnectedBehavior.REJECT_COMMANDS;
+
     /** Opens a client of our own from a URI; it is shut down by {@link #close()}. */
     public static RedisLink open(String uri, Duration commandTimeout) {
+        return open(uri, commandTimeout, ConnectionOptions.DEFAULT_RECONNECT_DELAY_MIN,
+                ConnectionOptions.DEFAULT_RECONNECT_DELAY_MAX);
+    }
+
+    /** As {@link #open(String, Duration)}, with the reconnect backoff's bounds. */
+    public static RedisLink open(String uri, Duration commandTimeout, Duration reconnectMin, Duration reconnectMax) {
         RedisURI redisUri;
         try {
             redisUri = RedisURI.create(Objects.requireNonNull(uri, "uri"));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("uri", e.getMessage());
         }
-        RedisClient client = RedisClient.create(redisUri);
+        ClientResources resources = resources(reconnectMin, reconnectMax);
+        RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
+                .disconnectedBehavior(WHILE_DISCONNECTED)
                 // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .build());
-        return new RedisLink(client, true, commandTimeout);
+        return new RedisLink(client, resources, commandTimeout);
     }
 
     /**
@@ -103,6 +141,13 @@ public final class RedisLink implements AutoCloseable {
      * so slots that move after a failover or resharding are followed.
      */
     public static RedisLink openCluster(List<String> seedUris, Duration commandTimeout) {
+        return openCluster(seedUris, commandTimeout, ConnectionOptions.DEFAULT_RECONNECT_DELAY_MIN,
+                ConnectionOptions.DEFAULT_RECONNECT_DELAY_MAX);
+    }
+
+    /** As {@link #openCluster(List, Duration)}, with the reconnect backoff's bounds. */
+    public static RedisLink openCluster(List<String> seedUris, Duration commandTimeout, Duration reconnectMin,
+                                        Duration reconnectMax) {
         ValidationException.check(seedUris != null && !seedUris.isEmpty(), "seedUris",
                 "must name at least one node");
         List<RedisURI> uris = new ArrayList<>(seedUris.size());
@@ -114,9 +159,11 @@ public final class RedisLink implements AutoCloseable {
                 throw new ValidationException("seedUris", e.getMessage());
             }
         }
-        RedisClusterClient client = RedisClusterClient.create(uris);
+        ClientResources resources = resources(reconnectMin, reconnectMax);
+        RedisClusterClient client = RedisClusterClient.create(resources, uris);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
+                .disconnectedBehavior(WHILE_DISCONNECTED)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
@@ -124,16 +171,16 @@ public final class RedisLink implements AutoCloseable {
                         .enableAllAdaptiveRefreshTriggers()
                         .build())
                 .build());
-        return new RedisLink(client, true, commandTimeout);
+        return new RedisLink(client, resources, commandTimeout);
     }
 
     /** Uses a client the caller owns: bull4j closes the connections it opens on it, never the client. */
     public static RedisLink using(RedisClient client, Duration commandTimeout) {
-        return new RedisLink(Objects.requireNonNull(client, "client"), false, commandTimeout);
+        return new RedisLink(Objects.requireNonNull(client, "client"), null, commandTimeout);
     }
 
     public static RedisLink using(RedisClusterClient client, Duration commandTimeout) {
-        return new RedisLink(Objects.requireNonNull(client, "client"), false, commandTimeout);
+        return new RedisLink(Objects.requireNonNull(client, "client"), null, commandTimeout);
     }
 
     private StatefulConnection<String, String> connect() {
@@ -255,8 +302,13 @@ public final class RedisLink implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             log.debug("connections not closed within {}; the client shutdown closes them", CLOSE_WAIT, e);
         }
+        shutdownOwnClient();
+    }
+
+    private void shutdownOwnClient() {
         if (ownsClient) {
             client.shutdown(Duration.ZERO, CLOSE_WAIT);
+            ownResources.shutdown(0, CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 }

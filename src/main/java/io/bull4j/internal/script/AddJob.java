@@ -55,6 +55,12 @@ public final class AddJob {
     }
 
     public static CompletableFuture<List<Result>> run(ScriptRunner runner, QueueKeys k, List<Spec> jobs) {
+        return run(runner, runner.timeout(), k, jobs);
+    }
+
+    /** Within {@code budget} rather than the command timeout. */
+    public static CompletableFuture<List<Result>> run(ScriptRunner runner, java.time.Duration budget, QueueKeys k,
+                                                      List<Spec> jobs) {
         List<String> args = new ArrayList<>(1 + jobs.size() * 8);
         args.add(k.base());
         for (Spec s : jobs) {
@@ -67,7 +73,7 @@ public final class AddJob {
             args.add(Integer.toString(s.priority));
             args.add(s.lifo ? "1" : "0");
         }
-        return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k), args.toArray(new String[0]))
+        return runner.<List<Object>>run(budget, SCRIPT, ScriptOutputType.MULTI, keys(k), args.toArray(new String[0]))
                 .thenApply(r -> {
                     List<Result> out = new ArrayList<>(r.size() / 2);
                     for (int i = 0; i + 1 < r.size(); i += 2) {

@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
 /**
  * A Lua script from the classpath folder {@code lua/}. A line {@code --@include name} is replaced by the file
  * {@code lua/include/name.lua}, so transitions can share helpers (Redis has no script-to-script calls).
- * The header declares the keys as lines {@code -- KEYS[n] ...}; {@link #keyCount()} counts them.
+ * The header declares the keys as lines {@code -- KEYS[n] ...}; {@link #keyCount()} counts them. Every script
+ * takes one more ARGV than its header lists, its deadline, which {@link ScriptRunner} appends.
  */
 public final class LuaScript {
     private static final Pattern INCLUDE = Pattern.compile("(?m)^--@include (\\S+)\\s*$");
@@ -37,9 +38,10 @@ public final class LuaScript {
         this.keyCount = max;
     }
 
-    /** Loads {@code lua/<name>.lua} once per JVM. */
+    /** Loads {@code lua/<name>.lua} once per JVM, behind the deadline guard ({@code lua/include/deadline.lua}). */
     public static LuaScript load(String name) {
-        return CACHE.computeIfAbsent(name, n -> new LuaScript(n, expand(read("lua/" + n + ".lua"))));
+        return CACHE.computeIfAbsent(name, n -> new LuaScript(n,
+                expand(read("lua/include/deadline.lua") + read("lua/" + n + ".lua"))));
     }
 
     private static String expand(String text) {
@@ -54,7 +56,8 @@ public final class LuaScript {
     }
 
     private static String read(String path) {
-        try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(path)) {
+        // through the class, not its loader: in module io.bull4j the loader does not see the module's own resources
+        try (InputStream in = LuaScript.class.getResourceAsStream("/" + path)) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + path);
             }

@@ -15,7 +15,8 @@ public final class MoveStalledJobsToWait {
     }
 
     static String[] keys(QueueKeys k) {
-        return new String[] {k.stalled(), k.waitList(), k.active(), k.stalledCheck(), k.meta(), k.events(), k.marker()};
+        return new String[] {k.stalled(), k.waitList(), k.active(), k.stalledCheck(), k.meta(), k.events(), k.marker(),
+                k.failed()};
     }
 
     /** Returns the ids moved back to wait (empty when another worker checked within the interval). */

@@ -15,7 +15,7 @@ public final class MoveToActive {
 
     static String[] keys(QueueKeys k) {
         return new String[] {k.waitList(), k.active(), k.prioritized(), k.priorityCounter(), k.delayed(), k.marker(),
-                k.meta(), k.events()};
+                k.meta(), k.events(), k.failed()};
     }
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, long now, String token,

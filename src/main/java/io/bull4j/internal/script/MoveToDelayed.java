@@ -13,7 +13,7 @@ public final class MoveToDelayed {
     }
 
     static String[] keys(QueueKeys k) {
-        return new String[] {k.active(), k.delayed(), k.marker(), k.meta(), k.events(), k.stalled()};
+        return new String[] {k.active(), k.delayed(), k.marker(), k.meta(), k.events(), k.stalled(), k.failed()};
     }
 
     /** {@code failedReason} null for a processor's own move, which counts no attempt. */

@@ -41,7 +41,7 @@ public final class MoveToFinished {
 
     static String[] keys(QueueKeys k, boolean completed) {
         return new String[] {k.active(), completed ? k.completed() : k.failed(), k.events(), k.stalled(), k.meta(),
-                k.waitList(), k.prioritized(), k.priorityCounter(), k.delayed(), k.marker()};
+                k.waitList(), k.prioritized(), k.priorityCounter(), k.delayed(), k.marker(), k.failed()};
     }
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, Request r) {

@@ -13,7 +13,7 @@ public final class MoveToWait {
     }
 
     static String[] keys(QueueKeys k) {
-        return new String[] {k.active(), k.waitList(), k.marker(), k.meta(), k.events(), k.stalled()};
+        return new String[] {k.active(), k.waitList(), k.marker(), k.meta(), k.events(), k.stalled(), k.failed()};
     }
 
     public static CompletableFuture<Void> run(ScriptRunner runner, QueueKeys k, String jobId, String token) {

@@ -18,7 +18,7 @@ public final class RetryJob {
 
     static String[] keys(QueueKeys k) {
         return new String[] {k.active(), k.waitList(), k.prioritized(), k.priorityCounter(), k.marker(), k.meta(),
-                k.events(), k.stalled(), k.delayed()};
+                k.events(), k.stalled(), k.delayed(), k.failed()};
     }
 
     /** @param now the time (ms) at which delayed jobs count as due */

@@ -27,6 +27,12 @@ public final class ScriptErrors {
                     "Lock mismatch for job " + jobId + ". " + command);
             case -8: return new JobException(queue, jobId, Reason.JOB_LOCKED,
                     "Job " + jobId + " is locked by a worker. " + command);
+            case -20: return new JobException(queue, jobId, Reason.BAD_DATA,
+                    "Job " + jobId + " has a damaged hash; it was moved to failed with the damage as its reason. "
+                    + command);
+            case -21: return new JobException(queue, jobId, Reason.BAD_DATA,
+                    "The key of job " + jobId + " holds another Redis type than a hash; nothing was changed. "
+                    + command);
             default: return new JobException(queue, jobId, Reason.OTHER,
                     "Unknown code " + code + " for job " + jobId + ". " + command);
         }

@@ -1,22 +1,33 @@
 package io.bull4j.internal.script;
 
 import io.bull4j.internal.redis.Await;
+import io.bull4j.internal.redis.ServerClock;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** Runs scripts by EVALSHA, falling back to EVAL (which also caches the script) when Redis answers NOSCRIPT. */
+/**
+ * Runs scripts by EVALSHA, falling back to EVAL (which also caches the script) when Redis answers NOSCRIPT.
+ * Every run is bounded: its future completes within the budget (the command timeout unless given), with a
+ * bull4j exception, and the script carries a deadline in Redis's time so that it never starts after that
+ * (see {@link ServerClock} and lua/include/deadline.lua).
+ */
 public final class ScriptRunner {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final Duration timeout;
+    private final ServerClock serverClock;
 
-    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout) {
+    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock) {
         this.commands = commands;
         this.timeout = timeout;
+        this.serverClock = serverClock;
     }
 
     public Duration timeout() {
@@ -24,21 +35,35 @@ public final class ScriptRunner {
     }
 
     public <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+        return run(timeout, script, type, keys, args);
+    }
+
+    /** Runs within {@code budget} instead of the command timeout (a bulk of many scripts sent together). */
+    public <T> CompletableFuture<T> run(Duration budget, LuaScript script, ScriptOutputType type, String[] keys,
+                                       String... args) {
         if (keys.length != script.keyCount()) {
             throw new IllegalStateException(script.name() + " declares " + script.keyCount() + " keys, called with "
                     + keys.length);
         }
-        CompletableFuture<T> first = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
-        return first.handle((value, error) -> {
+        String[] withDeadline = Arrays.copyOf(args, args.length + 1);
+        withDeadline[args.length] = Long.toString(serverClock.deadline(budget));
+        // the command in flight, so that a timeout cancels it and Lettuce never writes or re-sends it
+        AtomicReference<RedisFuture<T>> inFlight = new AtomicReference<>();
+        RedisFuture<T> first = commands.evalsha(script.sha(), type, keys, withDeadline);
+        inFlight.set(first);
+        CompletableFuture<T> result = first.toCompletableFuture().handle((value, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(value);
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause instanceof RedisNoScriptException) {
-                return commands.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+                RedisFuture<T> second = commands.eval(script.source(), type, keys, withDeadline);
+                inFlight.set(second);
+                return second.toCompletableFuture();
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
+        return Await.within(result, budget, script.name(), () -> inFlight.get().cancel(false));
     }
 
     /** Runs and waits, within the command timeout. */

@@ -69,7 +69,7 @@ class QueueKeysTest {
     @Test
     void everyKeyOfAQueueWithATaggedNameFallsInOneSlot() throws Exception {
         for (QueueKeys k : List.of(new QueueKeys("bull", "{emails}"), new QueueKeys("bull", "mail{emails}x"),
-                new QueueKeys("app:bull", "{emails}"), new QueueKeys("{a", "b}"))) {
+                new QueueKeys("app-bull", "{emails}"), new QueueKeys("{a", "b}"))) {
             assertNotNull(k.hashTag(), k.toString());
             List<String> keys = allKeys(k);
             assertEquals(Set.of(k.slot()), slots(keys), k + ": " + keys);

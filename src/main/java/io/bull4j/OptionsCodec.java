@@ -1,11 +1,8 @@
-package io.bull4j.internal.codec;
+package io.bull4j;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.bull4j.Backoff;
-import io.bull4j.Deduplication;
-import io.bull4j.JobOptions;
-import io.bull4j.KeepJobs;
+import io.bull4j.internal.codec.Json;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,9 +11,12 @@ import java.time.Instant;
 
 /**
  * Job options to and from the {@code opts} JSON of a job hash, with BullMQ's names: {@code attempts} is always
- * written (Node does so too), and {@code keepLogs} is stored compressed as {@code kl}.
+ * written (Node does so too), and {@code keepLogs} is stored compressed as {@code kl}. In the API package, not in
+ * {@code internal.codec}, because reading what another producer stored takes values the public setters refuse
+ * (an id BullMQ accepted under older rules), through package-private doors of {@link JobOptions} and
+ * {@link Backoff}.
  */
-public final class OptionsCodec {
+final class OptionsCodec {
     private static final Logger log = LoggerFactory.getLogger(OptionsCodec.class);
 
     private OptionsCodec() {
@@ -27,7 +27,7 @@ public final class OptionsCodec {
      * {@code priority(0)} is stored as {@code "priority":0}), as BullMQ writes every option its caller passed. The
      * add script re-encodes this text with Redis's cjson, as BullMQ's does, so the stored bytes are BullMQ's.
      */
-    public static String write(JobOptions o) {
+    static String write(JobOptions o) {
         ObjectNode n = Json.DEFAULT.createObjectNode();
         n.put("attempts", o.attempts());
         if (o.hasDelay()) n.put("delay", o.delay().toMillis());
@@ -88,7 +88,7 @@ public final class OptionsCodec {
      * ranges and a text that is not JSON are skipped (with a warning), because a worker that cannot read a job's
      * options must still be able to run and finish it.
      */
-    public static JobOptions read(String json) {
+    static JobOptions read(String json) {
         if (json == null) {
             return parse(null);
         }

@@ -1,0 +1,18 @@
+/**
+ * bull4j: a job queue for the JVM on Redis, wire-compatible with BullMQ. The API is the package
+ * {@link io.bull4j}; the implementation packages ({@code io.bull4j.internal.*}) are not exported.
+ *
+ * <p>Lettuce and Jackson are read transitively, since the API takes a Lettuce {@code RedisClient} and a Jackson
+ * {@code ObjectMapper}. Job payloads are (de)serialized by Jackson, so an application on the module path opens
+ * the packages of its payload classes to {@code com.fasterxml.jackson.databind}.
+ */
+module io.bull4j {
+    requires transitive lettuce.core;
+    requires transitive com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.datatype.jdk8;   // Optional and friends in job data, out of the box
+    requires com.fasterxml.jackson.datatype.jsr310; // java.time in job data, as ISO-8601 text
+    requires org.slf4j;
+    requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
+
+    exports io.bull4j;
+}

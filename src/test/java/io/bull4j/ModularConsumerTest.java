@@ -1,0 +1,101 @@
+package io.bull4j;
+
+import io.bull4j.consumer.ModularConsumerMain;
+import io.bull4j.support.RedisTestServer;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static io.bull4j.TestSupport.queueName;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * bull4j as an application gets it: module {@code io.bull4j} on the module path with exactly the runtime
+ * dependencies Maven resolves for it (target/runtime-classpath.txt, written by the build), used from an
+ * application class on the class path in a child JVM. Proves the module descriptor resolves against Lettuce,
+ * Jackson and SLF4J, exports the API package only, loads its Lua scripts and version from inside the module,
+ * and that Netty's epoll transport is not forced on users (Lettuce runs on NIO unless they add it).
+ */
+class ModularConsumerTest {
+    private static final Path CLASSES = location(Queue.class);
+
+    @Test
+    void descriptorNamesTheModuleAndExportsOnlyTheApi() {
+        ModuleDescriptor d = ModuleFinder.of(CLASSES).find("io.bull4j")
+                .orElseThrow(() -> new AssertionError("no module io.bull4j in " + CLASSES))
+                .descriptor();
+        assertFalse(d.isAutomatic() || d.isOpen(), "an explicit, closed module");
+        assertEquals(List.of("io.bull4j"), d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to "
+                + e.targets() : "")).sorted().collect(Collectors.toList()));
+        assertTrue(d.opens().isEmpty(), "opens nothing: " + d.opens());
+        assertTrue(d.packages().stream().anyMatch(p -> p.startsWith("io.bull4j.internal")), d.packages().toString());
+    }
+
+    @Test
+    void runsOnTheModulePathWithOnlyItsRuntimeDependencies() throws Exception {
+        Path runtimeFile = Path.of("target", "runtime-classpath.txt");
+        assertTrue(Files.isRegularFile(runtimeFile), runtimeFile + " is written by the build (maven-dependency-plugin)");
+        String runtime = Files.readString(runtimeFile).trim();
+        assertFalse(runtime.contains("netty-transport-native-epoll") || runtime.contains("netty-transport-classes-epoll"),
+                "epoll is the application's choice, not a dependency of bull4j: " + runtime);
+
+        String q = queueName("modular");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java,
+                "--module-path", CLASSES + File.pathSeparator + runtime,
+                "--add-modules", "io.bull4j",
+                "-cp", location(ModularConsumerMain.class).toString(),
+                ModularConsumerMain.class.getName(), RedisTestServer.get().uri(), q));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "the child JVM did not finish");
+        } finally {
+            p.destroyForcibly();
+        }
+        String out = output.get(10, TimeUnit.SECONDS);
+        assertEquals(0, p.exitValue(), out);
+
+        Map<String, String> seen = new HashMap<>();
+        for (String line : out.split("\\R")) {
+            int eq = line.indexOf('=');
+            if (eq > 0 && !line.contains(" ")) {
+                seen.put(line.substring(0, eq), line.substring(eq + 1));
+            } else if (line.startsWith("exports=")) {
+                seen.put("exports", line.substring("exports=".length()));
+            }
+        }
+        assertEquals("io.bull4j", seen.get("module"), out);
+        assertEquals("[io.bull4j]", seen.get("exports"), out);
+        assertEquals("false", seen.get("automatic"), out);
+        assertEquals("false", seen.get("epollClass"), out);
+        assertEquals("false", seen.get("lettuceEpoll"), out);
+        assertEquals("{greeted=ana}", seen.get("completed"), out);
+    }
+
+    private static Path location(Class<?> c) {
+        try {
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
