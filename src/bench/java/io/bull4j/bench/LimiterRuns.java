@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -26,34 +25,41 @@ final class LimiterRuns {
     }
 
     /**
-     * Prefills {@code max * (windows + 1)} jobs and processes them with an empty processor. The limiter's windows
-     * are rebuilt from the processor start times (a window opens at the first start after the last one closed);
-     * the first and last windows are left out (start-up and the tail), the next {@code windows} are measured.
+     * Prefills {@code max * (windows + 2)} jobs and processes them with an empty processor. The limiter's windows
+     * are rebuilt from the jobs' {@code processedOn} (the time of the fetch that counted them; the processor may
+     * start later on a busy machine): a window opens at the first fetch after the last one closed. The first
+     * window is left out (start-up), the next {@code windows} are measured.
      */
     Run accuracy(int max, int windows, int concurrency) throws Exception {
         b.admin.flush();
         String name = "bench-limiter";
         int n = max * (windows + 2);
-        ConcurrentLinkedQueue<Long> starts = new ConcurrentLinkedQueue<>();
         CountDownLatch done = new CountDownLatch(n);
         try (Bull4jConnection qc = b.connect(); Bull4jConnection wc = b.connect(); Queue queue = b.queue(name, qc)) {
             b.addBulkAll(queue, n, i -> null);
             Measure.Snapshot m = b.measure.begin();
             Worker worker = new Worker(name, job -> {
-                starts.add(System.nanoTime());
                 done.countDown();
                 return null;
             }, WorkerOptions.builder().connection(wc).concurrency(concurrency).limiter(max, Duration.ofSeconds(1))
-                    .removeOnComplete(io.bull4j.KeepJobs.none()).build());
+                    .build());
             try {
                 if (!done.await(windows * 3L + 30, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("limiter run did not finish: " + done.getCount() + " left");
                 }
                 Run cost = b.measure.end(m, n, System.nanoTime());
-                List<Integer> perWindow = perWindow(new ArrayList<>(starts), 1_000_000_000L);
-                List<Integer> measured = perWindow.subList(1, Math.min(perWindow.size(), windows + 1));
+                List<Long> fetched = new ArrayList<>(n);
+                for (int id = 1; id <= n; id++) {
+                    fetched.add(Long.parseLong(b.admin.sync.hget("bull:" + name + ":" + id, "processedOn")));
+                }
+                List<long[]> perWindow = perWindow(fetched, 1000L); // {start ms, count}
+                int last = Math.min(perWindow.size() - 1, windows + 1); // the window after the measured ones
+                List<Integer> measured = perWindow.subList(1, last).stream().map(w -> (int) w[1]).toList();
+                long span = perWindow.get(last)[0] - perWindow.get(1)[0];
                 Run r = new Run().put("jobs", n).put("windows", measured.size());
-                r.put("jobs_per_s", measured.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN));
+                // the rate over the measured windows, from the first fetch of the first to that of the next
+                r.put("jobs_per_s", measured.stream().mapToInt(Integer::intValue).sum() * 1000.0 / span);
+                r.put("window_mean", measured.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN));
                 r.put("window_min", Collections.min(measured)).put("window_max", Collections.max(measured));
                 r.put("windows_over_max", measured.stream().filter(c -> c > max).count());
                 r.put("max_deviation_pct", 100.0 * measured.stream().mapToInt(c -> Math.abs(c - max)).max()
@@ -88,18 +94,18 @@ final class LimiterRuns {
                 .put("limited_redis_cpu_ms_per_s", cost.get("redis_cpu_s") * 1000 / wall);
     }
 
-    /** Starts per limiter window, rebuilt greedily from the sorted start times (ns). */
-    static List<Integer> perWindow(List<Long> starts, long windowNanos) {
+    /** The limiter's windows, rebuilt greedily from the sorted fetch times (ms): {start, count} each. */
+    static List<long[]> perWindow(List<Long> starts, long windowMs) {
         Collections.sort(starts);
-        List<Integer> counts = new ArrayList<>();
+        List<long[]> windows = new ArrayList<>();
         long end = 0;
         for (long s : starts) {
-            if (counts.isEmpty() || s >= end) {
-                counts.add(0);
-                end = s + windowNanos;
+            if (windows.isEmpty() || s >= end) {
+                windows.add(new long[] {s, 0});
+                end = s + windowMs;
             }
-            counts.set(counts.size() - 1, counts.get(counts.size() - 1) + 1);
+            windows.get(windows.size() - 1)[1]++;
         }
-        return counts;
+        return windows;
     }
 }

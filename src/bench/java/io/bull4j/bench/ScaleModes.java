@@ -88,7 +88,7 @@ final class ScaleModes {
                 () -> limiter.accuracy(cfg.limiterMax, cfg.limiterWindows, cfg.limiterConc), null);
         b.emitter.emit("limiter", "max" + cfg.limiterMax + "-c" + cfg.limiterConc, Modes.params("max",
                 cfg.limiterMax, "duration_ms", 1000, "windows", cfg.limiterWindows, "concurrency", cfg.limiterConc,
-                "retention", "remove", "processor", "job -> null"), rs, Map.of());
+                "retention", "keep", "processor", "job -> null"), rs, Map.of());
     }
 
     void idle() throws Exception {
