@@ -70,6 +70,14 @@ public final class Job {
         return id;
     }
 
+    /**
+     * {@return the id of the job scheduler that added this job (BullMQ's {@code repeatJobKey}), or null for a job
+     * added by {@code add}}
+     */
+    public String repeatJobKey() {
+        return fields.get("rjk");
+    }
+
     /** {@return the job's name; empty when a producer stored none} */
     public String name() {
         return fields.getOrDefault("name", "");

@@ -23,10 +23,12 @@ public final class JobOptions {
     /** The highest priority value BullMQ accepts (2^21 - 1); 0 means none and runs before any prioritized job. */
     public static final int MAX_PRIORITY = 2_097_151;
     /**
-     * The latest due time (epoch ms) a delayed job can have: its score in the delayed set is due * 4096 plus a
-     * sequence, and a Redis score is a double, exact only below 2^53. That is 2^41 - 1 ms, in September 2039.
+     * The latest due time (epoch ms) a delayed job can have, 2^51 - 1 ms (about the year 73,000). A delayed job's
+     * score is due * 4096 plus a sequence, which must fit a long; past 2^53 (September 2039) the double score no
+     * longer holds the sequence exactly, so jobs due in the same millisecond may swap places, as in BullMQ, while
+     * the due time itself stays exact.
      */
-    public static final long MAX_DUE_MS = (1L << 41) - 1;
+    public static final long MAX_DUE_MS = (1L << 51) - 1;
     /** The longest delay accepted at all; the add checks that now + delay stays within {@link #MAX_DUE_MS}. */
     public static final Duration MAX_DELAY = Duration.ofMillis(MAX_DUE_MS);
     /** No option set: every job option falls back to the queue's defaults, then to BullMQ's. */
@@ -402,7 +404,7 @@ public final class JobOptions {
         ValidationException.check(delay.toMillis() <= MAX_DUE_MS - startMs, field, "of " + delay.toMillis()
                 + " ms from " + java.time.Instant.ofEpochMilli(startMs) + " would be due after "
                 + java.time.Instant.ofEpochMilli(MAX_DUE_MS) + ", the latest time a delayed job's score can hold "
-                + "(due ms * 4096 must stay below 2^53)");
+                + "(due ms * 4096 must fit a long)");
     }
 
     static void checkJobId(String id) {

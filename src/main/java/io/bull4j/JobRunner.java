@@ -39,6 +39,7 @@ final class JobRunner {
     private final LockRenewer locks;
     private final ListenerBus bus;
     private final Worker.Tokens tokens;
+    private final JobSchedulers schedulers;
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
     /** Jobs whose thread close(timeout) interrupted: their failure is the shutdown's, not theirs. */
     private final Set<String> interruptedByClose = ConcurrentHashMap.newKeySet();
@@ -61,6 +62,7 @@ final class JobRunner {
         this.locks = locks;
         this.bus = bus;
         this.tokens = tokens;
+        this.schedulers = new JobSchedulers(ctx);
     }
 
     /** Told when a finish that asked for the next job found none (with the next delayed time, or 0). */
@@ -110,6 +112,10 @@ final class JobRunner {
                     bus.emit(l -> l.onError(e));
                     return;
                 }
+                if (!addNextSchedulerRun(job)) {
+                    leaveToStalledCheck(job);
+                    return;
+                }
                 String nextToken = tokens.next();
                 fetched = runOne(job, nextToken);
                 token = nextToken;
@@ -126,6 +132,61 @@ final class JobRunner {
             }
         } finally {
             slots.release();
+        }
+    }
+
+    private static final int SCHEDULER_ATTEMPTS = 3;
+
+    /**
+     * Stops renewing the job's lock and, when Redis lets us, drops it: the stalled check then gives the job back
+     * within a stalled interval instead of after the whole lock duration.
+     */
+    private void leaveToStalledCheck(Job job) {
+        locks.untrack(job.id());
+        try {
+            ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), job.token()),
+                    "releaseLock");
+        } catch (RuntimeException e) {
+            log.debug("could not release the lock of job {}; it expires on its own", job.id(), e);
+        }
+    }
+
+    /**
+     * For a job scheduler's run: adds the scheduler's next run before this one is processed, as BullMQ's worker
+     * does. When Redis keeps failing, returns false: the job is then left unprocessed, so the stalled check gives
+     * it back and the next fetch tries again (the schedule is never
+     * silently dropped; the lock is dropped too, so that happens within a stalled interval). A legacy repeatable job is processed, with an error reported, as BullMQ does.
+     * Runs on the processor thread, never on a Redis I/O thread.
+     */
+    private boolean addNextSchedulerRun(Job job) {
+        if (job.fields().get("rjk") == null) {
+            return true;
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                schedulers.addNextIteration(job.id(), job.fields());
+                return true;
+            } catch (RedisException e) {
+                if (attempt >= SCHEDULER_ATTEMPTS || closing) {
+                    log.error("cannot add the next run of job scheduler {} (queue {}); job {} is left to the "
+                            + "stalled check", job.fields().get("rjk"), ctx.name(), job.id(), e);
+                    bus.emit(l -> l.onError(e));
+                    return false;
+                }
+                try {
+                    Thread.sleep(100L * attempt * attempt); // a short back-off before asking Redis again
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            } catch (RuntimeException e) {
+                // a definition this side cannot compute (legacy key, unknown zone, a pattern bull4j refuses):
+                // retrying cannot help, so the run is processed and the schedule ends here, reported
+                log.error("job {} of queue {}: cannot add the next run of job scheduler {}: {}", job.id(),
+                        ctx.name(), job.fields().get("rjk"), e.getMessage());
+                bus.emit(l -> l.onError(e));
+                return true;
+            }
         }
     }
 

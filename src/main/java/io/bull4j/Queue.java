@@ -38,6 +38,7 @@ public final class Queue implements AutoCloseable {
     private final boolean ownsConnection;
     private final QueueAdmin admin;
     private final QueueLimits limits;
+    private final JobSchedulers schedulers;
     private volatile boolean closed;
     private final String defaultOptsJson;
 
@@ -72,6 +73,7 @@ public final class Queue implements AutoCloseable {
         this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
         this.limits = new QueueLimits(ctx);
+        this.schedulers = new JobSchedulers(ctx);
         if (options.checkEvictionPolicy()) {
             ctx.link.checkEvictionPolicy();
         }
@@ -361,6 +363,74 @@ public final class Queue implements AutoCloseable {
         return admin.jobs(QueueAdmin.checkStates(states), 0, -1, false);
     }
 
+    // ---- job schedulers ----
+
+    /**
+     * Creates the job scheduler {@code id}, or replaces its definition, as BullMQ's {@code upsertJobScheduler}
+     * (same Redis layout, so BullMQ workers run its jobs and bull4j workers run BullMQ's). Each run is a job
+     * {@code repeat:<id>:<millis>}; the next run is added when a worker takes the current one, so a run that fails
+     * does not stop the schedule. A pending run that has not started is replaced (an every scheduler keeps its
+     * time unless {@code every} changed).
+     *
+     * @param id the scheduler's id
+     * @param repeat when it runs
+     * @param template the jobs' name (default: {@code id}), data and options; null for defaults
+     * @return the pending run's job
+     * @throws ValidationException for an end date in the past, or a cron pattern with no run before it
+     */
+    public Job upsertJobScheduler(String id, RepeatOptions repeat, JobTemplate template) {
+        checkOpen();
+        return schedulers.upsert(id, repeat, template, opts.defaultJobOptions());
+    }
+
+    /**
+     * {@return the job scheduler {@code id} as stored, or null when there is none}
+     *
+     * @param id the scheduler's id
+     */
+    public JobScheduler getJobScheduler(String id) {
+        checkOpen();
+        return schedulers.get(id);
+    }
+
+    /**
+     * The job schedulers at positions {@code start..end} (Redis index rules, {@code -1} is the last) ordered by
+     * their next run, latest first, or earliest first with {@code asc}. An entry whose definition is gone is
+     * removed on the way, as BullMQ does.
+     *
+     * @param start the first position, from 0
+     * @param end the last position, inclusive; -1 for the last
+     * @param asc earliest next run first
+     * @return the schedulers
+     */
+    public List<JobScheduler> getJobSchedulers(long start, long end, boolean asc) {
+        checkOpen();
+        return schedulers.list(start, end, asc);
+    }
+
+    /** {@return all job schedulers, latest next run first} */
+    public List<JobScheduler> getJobSchedulers() {
+        return getJobSchedulers(0, -1, false);
+    }
+
+    /** {@return how many job schedulers the queue has} */
+    public long getJobSchedulersCount() {
+        checkOpen();
+        return schedulers.count();
+    }
+
+    /**
+     * Removes the job scheduler and its pending run if that is still delayed; a run already waiting or active
+     * runs to its end and adds no next one.
+     *
+     * @param id the scheduler's id
+     * @return whether the scheduler existed
+     */
+    public boolean removeJobScheduler(String id) {
+        checkOpen();
+        return schedulers.remove(id);
+    }
+
     // ---- administration ----
 
     /**
@@ -452,9 +522,10 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Moves completed or failed jobs back to wait (or prioritized), {@code count} per Redis call until none is
-     * left, emitting {@code waiting} with {@code prev} the state they left. Their finish time, start time and
-     * return value or failure are cleared; attempt counters stay, as in BullMQ.
+     * Moves completed or failed jobs back to wait, {@code count} per Redis call until none is left, emitting
+     * {@code waiting} with {@code prev} the state they left. Their finish time, start time and return value or
+     * failure are cleared; attempt counters stay. As in BullMQ, a job with a priority goes to wait too (it runs in
+     * wait order, before prioritized jobs).
      *
      * @param timestamp only jobs that finished at or before it
      * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
@@ -480,8 +551,9 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Moves every delayed job to wait (or prioritized) now, {@code count} per Redis call, emitting
-     * {@code waiting} with {@code prev=delayed}.
+     * Moves every delayed job to wait now, {@code count} per Redis call, emitting {@code waiting} with
+     * {@code prev=delayed}. As in BullMQ, a job with a priority goes to wait too, and the job keeps its
+     * {@code delay} field.
      *
      * @param count jobs per Redis call
      * @return how many jobs moved

@@ -192,8 +192,13 @@ public final class Worker implements AutoCloseable {
             long renewMs = opts.lockRenewTime().toMillis();
             scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
             long stalledMs = opts.stalledInterval().toMillis();
-            scheduler.scheduleWithFixedDelay(stalled::check, 0, stalledMs, TimeUnit.MILLISECONDS);
-            fetchThread = new Thread(fetch, "bull4j-fetch-" + ctx.name());
+            scheduler.scheduleWithFixedDelay(stalled::check, stalledMs, stalledMs, TimeUnit.MILLISECONDS);
+            // the first stalled check runs before the first fetch, as in BullMQ: jobs recovered from a dead worker
+            // go first, and a job this worker takes is not marked as a stalled candidate at once
+            fetchThread = new Thread(() -> {
+                stalled.check();
+                fetch.run();
+            }, "bull4j-fetch-" + ctx.name());
             fetchThread.start();
         }
     }

@@ -20,7 +20,9 @@
  *   <li>{@link io.bull4j.Bull4jConnection}: a Redis connection (standalone or Cluster) that queues, workers and
  *       event readers share.</li>
  *   <li>{@link io.bull4j.Queue}: adds jobs ({@link io.bull4j.JobOptions}, {@link io.bull4j.BulkJob}) and
- *       administers the queue: counts, lists, pause, clean, retry, obliterate.</li>
+ *       administers the queue: counts, lists, pause, clean, retry, obliterate; and job schedulers, which add
+ *       jobs {@code every} interval or on a cron pattern ({@link io.bull4j.RepeatOptions},
+ *       {@link io.bull4j.JobTemplate}, {@link io.bull4j.JobScheduler}).</li>
  *   <li>{@link io.bull4j.Worker}: runs a {@link io.bull4j.Processor} on each job, with locks, retries
  *       ({@link io.bull4j.Backoff}, {@link io.bull4j.BackoffStrategy}) and stalled-job recovery
  *       ({@link io.bull4j.WorkerOptions}, {@link io.bull4j.WorkerListener}).</li>

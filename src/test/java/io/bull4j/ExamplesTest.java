@@ -3,6 +3,7 @@ package io.bull4j;
 import io.bull4j.examples.Demo;
 import io.bull4j.examples.ExampleRedis;
 import io.bull4j.examples.channel.TwoServerChannel;
+import io.bull4j.examples.digest.HourlyDigest;
 import io.bull4j.examples.channel.TwoServerChannel.Message;
 import io.bull4j.examples.notifications.NotificationService;
 import io.bull4j.examples.notifications.NotificationService.DeliveryLog;
@@ -34,6 +35,35 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Runs the examples end to end against the test Redis and checks their outcomes, in memory and in Redis. */
 class ExamplesTest {
+
+    @Test
+    void hourlyDigestRunsNowAndIsScheduledForTheTopOfTheNextHourInItsZone() throws Exception {
+        String q = queueName("digest");
+        java.time.ZoneId kolkata = java.time.ZoneId.of("Asia/Kolkata"); // UTC+5:30: its hours are not UTC's
+        java.util.concurrent.BlockingQueue<HourlyDigest.Digest> sent = new java.util.concurrent.LinkedBlockingQueue<>();
+        try (HourlyDigest digest = new HourlyDigest(connection(), q, kolkata, true, sent::add)) {
+            digest.record("deploy finished");
+            HourlyDigest.Digest first = sent.poll(20, TimeUnit.SECONDS);
+            assertNotNull(first, "the immediate digest was sent");
+            assertEquals("#ops", first.channel());
+            TestRedis.eventually(Duration.ofSeconds(20), () -> digest.scheduler().iterationCount() == 2,
+                    "the next run is scheduled");
+            io.bull4j.JobScheduler s = digest.scheduler();
+            assertEquals(HourlyDigest.PATTERN, s.pattern());
+            assertEquals("Asia/Kolkata", s.tz());
+            java.time.ZonedDateTime next = s.next().atZone(kolkata);
+            assertEquals(0, next.getMinute(), "the top of an hour in Kolkata: " + next);
+            assertEquals(30, s.next().atZone(java.time.ZoneOffset.UTC).getMinute(), "which is :30 in UTC");
+            assertTrue(s.next().isAfter(first.runAt()) && !s.next().isAfter(first.runAt().plus(Duration.ofHours(1))),
+                    "the first top of an hour after the immediate run: " + s.next());
+            String runOpts = redis().hget("bull:" + q + ":repeat:" + s.id() + ":" + s.next().toEpochMilli(), "opts");
+            assertTrue(runOpts.contains("\"attempts\":3"), "the template's options are on every run: " + runOpts);
+        }
+        // a second start replaces the scheduler instead of adding one
+        try (HourlyDigest again = new HourlyDigest(connection(), q, kolkata, false, d -> { })) {
+            assertEquals(1, redis().zcard("bull:" + q + ":repeat"));
+        }
+    }
 
     @Test
     void twoServersExchangeMessagesThroughEachOthersQueue() throws Exception {

@@ -177,15 +177,18 @@ class QueueAdminCleanTest {
         }
     }
 
+    /** As BullMQ's retryJobs (its script does not support priorities): a job with a priority goes to wait too. */
     @Test
-    void retryJobsKeepsPriorityAndLeavesAPausedQueueAsleep() throws Exception {
+    void retryJobsPutsAJobWithAPriorityInWaitAndLeavesAPausedQueueAsleep() throws Exception {
         String q = queueName("retryprio");
         try (Queue queue = new Queue(q, queueOptions())) {
             queue.add("bad", Map.of(), priority(2));
             finishAll(q, 1);
             queue.pause();
             assertEquals(1, queue.retryJobs(JobState.FAILED));
-            assertEquals(List.of("1"), redis().zrange(key(q, "prioritized"), 0, -1));
+            assertEquals(List.of("1"), redis().lrange(key(q, "wait"), 0, -1));
+            assertEquals(0L, redis().exists(key(q, "prioritized")));
+            assertEquals("2", redis().hget(key(q, "1"), "priority"), "the job keeps its priority field");
             assertEquals(0L, redis().exists(key(q, "marker")));
         }
     }
@@ -193,7 +196,7 @@ class QueueAdminCleanTest {
     // ---- promoteJobs ----
 
     @Test
-    void promoteJobsMovesEveryDelayedJobToWait() throws Exception {
+    void promoteJobsMovesEveryDelayedJobToWaitAsBullMQ() throws Exception {
         String q = queueName("promotejobs");
         try (Queue queue = new Queue(q, queueOptions())) {
             fill(queue);
@@ -202,9 +205,10 @@ class QueueAdminCleanTest {
 
             assertEquals(3, queue.promoteJobs(1));
             assertEquals(0L, redis().exists(key(q, "delayed")));
-            assertEquals(List.of("8", "7", "5", "4"), redis().lrange(key(q, "wait"), 0, -1));
-            assertEquals(List.of("6", "9"), redis().zrange(key(q, "prioritized"), 0, -1));
-            assertEquals("0", redis().hget(key(q, "7"), "delay"));
+            // as in BullMQ: every promoted job goes to wait, 9 with its priority too, and keeps its delay field
+            assertEquals(List.of("8", "9", "7", "5", "4"), redis().lrange(key(q, "wait"), 0, -1));
+            assertEquals(List.of("6"), redis().zrange(key(q, "prioritized"), 0, -1));
+            assertEquals("3600000", redis().hget(key(q, "7"), "delay"));
             assertEquals(0.0, redis().zscore(key(q, "marker"), "0"));
             // by due time: 7 (in 1 h), 9 (in 1 h, added later), 8 (in 2 h)
             assertEquals(List.of(event("event", "waiting", "jobId", "7", "prev", "delayed"),

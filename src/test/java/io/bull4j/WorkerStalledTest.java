@@ -60,6 +60,43 @@ class WorkerStalledTest {
         }
     }
 
+    /**
+     * As in BullMQ, a starting worker checks for stalled jobs before it takes its first job: a job recovered from a
+     * dead worker runs before the waiting ones, and the job it takes is not a stalled candidate while it runs.
+     * Several rounds, because before the fix the check and the first fetch raced.
+     */
+    @Test
+    void theFirstStalledCheckRunsBeforeTheFirstFetch() throws Exception {
+        for (int round = 1; round <= 5; round++) {
+            String q = queueName("stalledfirst");
+            List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (Queue queue = new Queue(q, queueOptions())) {
+                queue.add("dead", Map.of());
+                String dead = takeAndDie(queue);
+                redis().sadd(key(q, "stalled"), dead); // a previous check marked it; its worker died since
+                String fresh = queue.add("fresh", Map.of()).id();
+                java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+                Worker worker = new Worker(q, j -> {
+                    order.add(j.id());
+                    if (j.id().equals(fresh)) {
+                        release.await();
+                    }
+                    return null;
+                }, workerOptions().stalledInterval(Duration.ofSeconds(30)).build());
+                try {
+                    eventually(WAIT, () -> !order.isEmpty(), "a job started");
+                    assertEquals(dead, order.get(0), "round " + round + ": the recovered job runs first");
+                    eventually(WAIT, () -> order.size() == 2, "both jobs started");
+                    assertEquals(java.util.Set.of(), redis().smembers(key(q, "stalled")),
+                            "round " + round + ": the running job is no stalled candidate");
+                } finally {
+                    release.countDown();
+                    worker.close();
+                }
+            }
+        }
+    }
+
     @Test
     void jobPastMaxStalledCountIsFailedByTheNextFetchWithoutRunning() throws Exception {
         String q = queueName("stalledmax");

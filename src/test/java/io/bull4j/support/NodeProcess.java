@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -63,6 +64,17 @@ public final class NodeProcess implements AutoCloseable {
             throw new IllegalStateException("node " + args + " closed stdout before printing a line" + describe());
         }
         return NodeBullmq.parse(line, null);
+    }
+
+    /** Writes one line to the process's stdin (for scripts that take commands there, like differential.mjs). */
+    public void send(String line) {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write to node " + args + describe(), e);
+        }
     }
 
     /** SIGKILL (no cleanup in Node, as in a crash), then waits until it is gone. */

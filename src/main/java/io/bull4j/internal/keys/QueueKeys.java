@@ -83,6 +83,10 @@ public final class QueueKeys {
     public String dedup(String dedupId) { return base + "de:" + dedupId; }
     /** The add kept for when a deduplication owner finishes (keepLastIfActive): {@code dn:<id>}. */
     public String dedupNext(String dedupId) { return base + "dn:" + dedupId; }
+    /** The job schedulers ZSET; {@code repeat():<id>} is a scheduler hash. */
+    public String repeat() { return base + "repeat"; }
+
+    public String scheduler(String schedulerId) { return base + "repeat:" + schedulerId; }
 
     public String job(String jobId) {
         return base + Objects.requireNonNull(jobId, "jobId");

@@ -6,7 +6,10 @@ import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** A batch of finished jobs retried, or delayed jobs promoted, back to wait (lua/moveJobsToWait.lua). */
+/**
+ * A batch of finished jobs retried, or delayed jobs promoted, back to wait (lua/moveJobsToWait.lua); as in BullMQ,
+ * a job with a priority goes to wait too.
+ */
 public final class MoveJobsToWait {
     static final LuaScript SCRIPT = LuaScript.load("moveJobsToWait");
 
@@ -23,8 +26,7 @@ public final class MoveJobsToWait {
      */
     public static CompletableFuture<Batch> run(ScriptRunner runner, QueueKeys k, String state, int count,
                                                String maxScore) {
-        String[] keys = {k.state(state), k.waitList(), k.prioritized(), k.priorityCounter(), k.meta(), k.active(),
-                k.marker(), k.events()};
+        String[] keys = {k.state(state), k.waitList(), k.meta(), k.active(), k.marker(), k.events()};
         return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys, k.base(), Integer.toString(count),
                 maxScore, state).thenApply(r -> new Batch(((Long) r.get(0)).intValue(), (Long) r.get(1) == 1L));
     }

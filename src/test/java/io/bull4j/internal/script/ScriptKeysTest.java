@@ -78,6 +78,14 @@ class ScriptKeysTest {
         m.put("removeJob", () -> RemoveJob.run(runner, K, "missing"));
         m.put("getCounts", () -> GetCounts.run(runner, K));
         m.put("getJobs", () -> GetJobs.run(runner, K, 0, -1, false, List.of("wait", "completed")));
+        AddJobScheduler.Definition every = new AddJobScheduler.Definition();
+        every.name = "tick";
+        every.every = "60000";
+        m.put("addJobScheduler", () -> AddJobScheduler.run(runner, K, "keys-s", null, now, every, "{}", "{}",
+                "{\"repeatJobKey\":\"keys-s\",\"repeat\":{\"every\":60000,\"count\":1}}"));
+        m.put("updateJobScheduler", () -> UpdateJobScheduler.run(runner, K, "keys-s", null, now, "not-current",
+                "{}"));
+        m.put("removeJobScheduler", () -> RemoveJobScheduler.run(runner, K, "keys-s"));
         m.put("pause", () -> Pause.run(runner, K, true)); // obliterate, below, needs a paused queue
         m.put("drain", () -> Drain.run(runner, K, true));
         m.put("cleanJobsInSet", () -> CleanJobsInSet.run(runner, K, "completed", now, 0));

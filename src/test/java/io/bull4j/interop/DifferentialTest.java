@@ -1,0 +1,235 @@
+package io.bull4j.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bull4j.Bull4jConnection;
+import io.bull4j.support.NodeBullmq;
+import io.bull4j.support.NodeProcess;
+import io.bull4j.support.RedisTestServer;
+import io.bull4j.support.TestRedis;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The differential comparison (issue 14): each scenario of {@code src/test/resources/differential} runs with the
+ * real bullmq alone (the control, three times, which must agree), then with a bull4j producer and a bullmq
+ * worker, a bullmq producer and a bull4j worker, and bull4j alone. Every run starts on an empty Redis; its
+ * whole normalized state ({@link RedisSnapshot}) must equal the control's, and bull4j's API must read the
+ * control's state as bullmq's does.
+ *
+ * <p>A scenario may list differences documented in docs/compatibility.md
+ * ({@link DifferentialScenario#knownDifferences}); a run of that mix must then differ at exactly those paths, so a
+ * documented difference neither spreads nor silently goes away. One Redis server and one Node process
+ * ({@code differential.mjs}, fed one step at a time) serve the whole class. JUnit's timeouts do not reach dynamic
+ * tests, so every step is bounded itself (a Node answer within {@link #STEP}, a Java work step within 30 s).
+ */
+class DifferentialTest {
+    private static final String QUEUE = "diff";
+    private static final Duration STEP = Duration.ofSeconds(45);
+    private static final int CONTROL_RUNS = 3;
+    private static final String BULLMQ_READS = "api read by bullmq: ";
+    private static final String BULL4J_READS = "api read by bull4j: ";
+
+    private static RedisTestServer server;
+    private static RedisClient bytesClient;
+    private static StatefulRedisConnection<byte[], byte[]> bytes;
+    private static Bull4jConnection connection;
+    private static NodeProcess node;
+    private static DifferentialJavaSide java;
+    private static final Map<String, TreeMap<String, String>> controls = new HashMap<>();
+
+    enum Side { NODE, JAVA }
+
+    @BeforeAll
+    static void start() {
+        NodeBullmq.assumeAvailable();
+        server = RedisTestServer.startDedicated();
+        bytesClient = RedisClient.create(server.uri());
+        bytes = bytesClient.connect(ByteArrayCodec.INSTANCE);
+        connection = Bull4jConnection.create(server.uri());
+        java = new DifferentialJavaSide(connection, server.sync());
+        node = NodeBullmq.start("differential.mjs");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (bytes != null) {
+            bytes.close();
+            bytesClient.shutdown();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicContainer> scenarios() {
+        // -Ddifferential.only=<part of a name> runs the matching scenarios alone (when working on one)
+        String only = System.getProperty("differential.only", "");
+        return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only))
+                .map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
+                        DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
+                        DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does",
+                                () -> readsAgree(s)),
+                        DynamicTest.dynamicTest("bull4j producer, bullmq worker", () -> compare(s, Side.JAVA, Side.NODE)),
+                        DynamicTest.dynamicTest("bullmq producer, bull4j worker", () -> compare(s, Side.NODE, Side.JAVA)),
+                        DynamicTest.dynamicTest("bull4j alone", () -> compare(s, Side.JAVA, Side.JAVA)))));
+    }
+
+    /** Runs the control until it agrees with itself; only then is it trusted. */
+    private static void control(DifferentialScenario s) throws Exception {
+        TreeMap<String, String> first = run(s, Side.NODE, Side.NODE);
+        for (int i = 2; i <= CONTROL_RUNS; i++) {
+            Map<String, String> d = RedisSnapshot.diff(first, run(s, Side.NODE, Side.NODE), "control run 1",
+                    "control run " + i);
+            if (!d.isEmpty()) {
+                fail(s.name() + ": the control (bullmq alone) is not deterministic, " + d.size()
+                        + " difference(s):\n  " + String.join("\n  ", d.values()));
+            }
+        }
+        controls.put(s.name(), first);
+        if (Boolean.getBoolean("differential.print")) { // -Ddifferential.print=true shows what is compared
+            System.out.println("== " + s.name());
+            first.forEach((path, value) -> System.out.println(path + " = " + value));
+        }
+    }
+
+    private static void compare(DifferentialScenario s, Side producer, Side worker) throws Exception {
+        TreeMap<String, String> control = controls.get(s.name());
+        assertNotNull(control, s.name() + ": no trusted control run (see its control test)");
+        String mix = name(producer) + " -> " + name(worker);
+        Map<String, String> d = RedisSnapshot.diff(control, run(s, producer, worker), "bullmq", mix);
+        Set<String> known = s.knownDifferences(mix);
+        if (!d.keySet().equals(known)) {
+            String expected = known.isEmpty() ? "" : " (documented differences expected at exactly " + known + ")";
+            fail(s.name() + " [" + mix + "]: " + d.size() + " difference(s) from bullmq alone" + expected + ":\n  "
+                    + String.join("\n  ", d.values()));
+        }
+    }
+
+    private static String name(Side side) {
+        return side == Side.JAVA ? "bull4j" : "bullmq";
+    }
+
+    /** One run on an empty database: producer steps by {@code producer}, work steps by {@code worker}. */
+    private static TreeMap<String, String> run(DifferentialScenario s, Side producer, Side worker) throws Exception {
+        bytes.sync().flushall();
+        long start = System.currentTimeMillis();
+        for (int i = 0; i < s.stepCount(); i++) {
+            String kind = s.kind(i);
+            Side side = kind.equals("work") || kind.equals("awaitWork") ? worker : producer;
+            if (kind.equals("awaitEvent")) {
+                awaitEvent(s, s.step(i));
+            } else if (side == Side.JAVA) {
+                java.run(s, i, QUEUE);
+            } else {
+                runOnNode(s, i);
+            }
+        }
+        TreeMap<String, String> snapshot = RedisSnapshot.take(bytes.sync(), start, System.currentTimeMillis());
+        // after the snapshot: opening a Queue may write the queue's meta
+        List<String> ids = jobIds(snapshot);
+        readOnNode(ids).forEach((k, v) -> snapshot.put(BULLMQ_READS + k, v));
+        java.read(QUEUE, ids).forEach((k, v) -> snapshot.put(BULL4J_READS + k, v));
+        if (worker == Side.JAVA) {
+            java.finishBackground();
+        } else {
+            node.send(InteropKit.JSON.createObjectNode().put("finish", true).toString());
+            JsonNode answer = node.awaitLine(STEP);
+            if (!answer.has("finished")) {
+                fail(s.name() + ": bullmq's worker did not finish: " + answer.path("error").asText(answer.toString()));
+            }
+        }
+        return snapshot;
+    }
+
+    /** Waits (bounded) until the events stream holds the event {@code {event, jobId}}: a point in the run. */
+    private static void awaitEvent(DifferentialScenario s, JsonNode step) throws InterruptedException {
+        String event = step.get("event").asText();
+        String jobId = step.path("jobId").asText(null);
+        TestRedis.eventually(STEP, () -> server.sync().xrange(TestRedis.key(QUEUE, "events"), Range.create("-", "+"))
+                .stream().map(StreamMessage::getBody)
+                .anyMatch(e -> event.equals(e.get("event")) && (jobId == null || jobId.equals(e.get("jobId")))),
+                s.name() + ": event " + step);
+    }
+
+    /** Both APIs read the control's state (made by bullmq alone) alike: counts by state, each job's state. */
+    private static void readsAgree(DifferentialScenario s) {
+        TreeMap<String, String> control = controls.get(s.name());
+        assertNotNull(control, s.name() + ": no trusted control run (see its control test)");
+        Map<String, String> bullmq = new TreeMap<>();
+        Map<String, String> bull4j = new TreeMap<>();
+        control.forEach((path, value) -> {
+            if (path.startsWith(BULLMQ_READS)) {
+                bullmq.put(path.substring(BULLMQ_READS.length()), value);
+            } else if (path.startsWith(BULL4J_READS)) {
+                bull4j.put(path.substring(BULL4J_READS.length()), value);
+            }
+        });
+        Map<String, String> d = RedisSnapshot.diff(bullmq, bull4j, "bullmq reads", "bull4j reads");
+        if (!d.isEmpty()) {
+            fail(s.name() + ": bull4j's API reads bullmq's state differently from bullmq's API:\n  "
+                    + String.join("\n  ", d.values()));
+        }
+    }
+
+    /** The ids of the jobs whose hash the snapshot holds. */
+    private static List<String> jobIds(Map<String, String> snapshot) {
+        String prefix = "bull:" + QUEUE + ":";
+        return snapshot.keySet().stream()
+                .filter(p -> p.startsWith(prefix) && p.endsWith(" name"))
+                .map(p -> p.substring(prefix.length(), p.length() - " name".length()))
+                .toList();
+    }
+
+    private static Map<String, String> readOnNode(List<String> jobIds) {
+        ObjectNode cmd = InteropKit.JSON.createObjectNode().put("url", server.uri()).put("queue", QUEUE);
+        jobIds.forEach(cmd.putArray("read")::add);
+        node.send(cmd.toString());
+        JsonNode answer = node.awaitLine(STEP);
+        if (!answer.has("read")) {
+            fail("bullmq could not read the queue: " + answer.path("error").asText(answer.toString()));
+        }
+        Map<String, String> out = new TreeMap<>();
+        Map<String, Long> counts = new TreeMap<>();
+        JsonNode read = answer.get("read");
+        read.get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
+        out.put("counts", counts.toString());
+        read.get("states").fields().forEachRemaining(e -> out.put("state " + e.getKey(), e.getValue().asText()));
+        return out;
+    }
+
+    private static void runOnNode(DifferentialScenario s, int i) {
+        node.send(InteropKit.JSON.createObjectNode().put("url", server.uri()).put("queue", QUEUE)
+                .put("file", s.file().toString()).put("step", i).toString());
+        JsonNode answer = node.awaitLine(STEP);
+        if (!answer.has("done") || answer.get("done").asInt() != i) {
+            fail(s.name() + ": step " + i + " failed in bullmq: " + answer.path("error").asText(answer.toString()));
+        }
+    }
+}

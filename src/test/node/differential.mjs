@@ -1,0 +1,203 @@
+// Executes the steps of differential scenarios (src/test/resources/differential/*.json) with the REAL bullmq, for
+// io.bull4j.interop.DifferentialTest. The Java test decides which side runs each step; this process runs the
+// steps it is handed, one at a time, so that one Node process serves every run of the test class.
+// Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
+// <file> on queue <queue> of the Redis at <url>; {url, queue, read: [jobIds]}: read the queue through bullmq's
+// API; {finish: true}: wait for a background worker still running and close it. Answers one stdout line per
+// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. Everything else goes to
+// stderr. The process ends when stdin closes.
+// Usage: node differential.mjs
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Queue, Worker, Job, UnrecoverableError } from 'bullmq';
+import IORedis from 'ioredis';
+
+const STEP_TIMEOUT_MS = 30_000;
+
+console.log = (...args) => console.error(...args); // a stray log must not corrupt the JSON answers
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+
+async function withQueue(cmd, fn) {
+  const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
+  try {
+    return await fn(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
+// The number of final outcomes (completed and failed events) in the queue's events stream so far.
+async function finalsSoFar(redis, queueName) {
+  const entries = await redis.xrange(`bull:${queueName}:events`, '-', '+');
+  return entries.filter(([, fields]) => {
+    const name = fields[fields.indexOf('event') + 1];
+    return name === 'completed' || name === 'failed';
+  }).length;
+}
+
+// What a job does, by its name (the '*' entry for other names): see DifferentialScenario's Javadoc.
+async function behave(behaviours, job, queue) {
+  const own = (name) => (Object.hasOwn(behaviours, name) ? behaviours[name] : undefined);
+  const b = own(job.name) ?? own('*') ?? { echo: true };
+  if (b.holdMs) {
+    // why a timer: the attempt itself is slow (so delayed jobs fall due meanwhile); nothing waits for an outcome
+    await new Promise((resolve) => setTimeout(resolve, b.holdMs));
+  }
+  for (const p of b.progress ?? []) {
+    await job.updateProgress(p);
+  }
+  for (const line of b.logs ?? []) {
+    await job.log(line);
+  }
+  if (b.pauseQueue) {
+    await queue.pause();
+  }
+  if (b.fail !== undefined && (b.failTimes === undefined || job.attemptsMade < b.failTimes)) {
+    throw b.unrecoverable ? new UnrecoverableError(b.fail) : new Error(b.fail);
+  }
+  return b.echo ? job.data : (b.returns === undefined ? null : b.returns);
+}
+
+// A worker of concurrency 1 until the stream holds `finals` more final outcomes than at its start, then closed.
+// With `background`, the step ends once the worker runs, and a later awaitWork step waits for it and closes it.
+let background = null;
+
+async function startWorker(cmd, scenario, spec) {
+  const redis = new IORedis(cmd.url);
+  const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
+  const start = await finalsSoFar(redis, cmd.queue);
+  const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
+    { ...spec.workerOpts, concurrency: 1, connection: { url: cmd.url } });
+  worker.on('error', (err) => console.error('worker error:', err));
+  await worker.waitUntilReady();
+  return { cmd, redis, queue, worker, start, finals: spec.finals };
+}
+
+async function finishWorker(w) {
+  try {
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    while ((await finalsSoFar(w.redis, w.cmd.queue)) - w.start < w.finals) {
+      if (Date.now() > deadline) {
+        throw new Error(`timeout: fewer than ${w.finals} final outcomes after ${STEP_TIMEOUT_MS} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await w.worker.close();
+    await w.queue.close();
+    await w.redis.quit();
+  }
+}
+
+async function work(cmd, scenario, spec) {
+  const w = await startWorker(cmd, scenario, spec);
+  if (spec.background) {
+    background = w;
+    return undefined;
+  }
+  return finishWorker(w);
+}
+
+async function awaitWork() {
+  if (!background) {
+    throw new Error('awaitWork without a background work step');
+  }
+  const w = background;
+  background = null;
+  return finishWorker(w);
+}
+
+// One operation on one job: {id, op: promote | retry (state) | remove | changePriority (priority) | changeDelay
+// (delay) | updateData (data)}.
+async function jobOp(job, spec) {
+  if (!job) {
+    throw new Error(`no job ${spec.id}`);
+  }
+  switch (spec.op) {
+    case 'promote': return job.promote();
+    case 'retry': return job.retry(spec.state ?? 'failed');
+    case 'updateData': return job.updateData(spec.data);
+    case 'remove': return job.remove();
+    case 'changePriority': return job.changePriority({ priority: spec.priority });
+    case 'changeDelay': return job.changeDelay(spec.delay);
+    default: throw new Error(`unknown job op ${spec.op}`);
+  }
+}
+
+async function runStep(cmd) {
+  const scenario = JSON.parse(readFileSync(cmd.file, 'utf8'));
+  const step = scenario.steps[cmd.step];
+  const [kind] = Object.keys(step);
+  switch (kind) {
+    case 'add':
+      return withQueue(cmd, (q) => q.add(step.add.name, step.add.data, step.add.opts));
+    case 'addBulk':
+      return withQueue(cmd, (q) => q.addBulk(step.addBulk));
+    case 'pause':
+      return withQueue(cmd, (q) => q.pause());
+    case 'resume':
+      return withQueue(cmd, (q) => q.resume());
+    case 'job':
+      return withQueue(cmd, async (q) => jobOp(await Job.fromId(q, step.job.id), step.job));
+    case 'clean':
+      return withQueue(cmd, (q) => q.clean(step.clean.graceMs, step.clean.limit, step.clean.type));
+    case 'drain':
+      return withQueue(cmd, (q) => q.drain(step.drain.delayed));
+    case 'retryJobs':
+      return withQueue(cmd, (q) => q.retryJobs({ state: step.retryJobs.state }));
+    case 'promoteJobs':
+      return withQueue(cmd, (q) => q.promoteJobs());
+    case 'work':
+      return work(cmd, scenario, step.work);
+    case 'awaitWork':
+      return awaitWork();
+    default:
+      throw new Error(`unknown step ${JSON.stringify(step)}`);
+  }
+}
+
+// How bullmq's API reads the queue: its job counts by state, and the state of each job id given.
+async function read(cmd) {
+  return withQueue(cmd, async (queue) => {
+    const states = {};
+    for (const id of cmd.read) {
+      states[id] = await queue.getJobState(id);
+    }
+    // every state bullmq counts, 'paused' included (its default list leaves that one out)
+    const counts = await queue.getJobCounts('active', 'completed', 'delayed', 'failed', 'paused', 'prioritized',
+      'waiting', 'waiting-children');
+    return { counts, states };
+  });
+}
+
+// Commands run strictly one after another, in arrival order.
+let chain = Promise.resolve();
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (!line.trim()) {
+    return;
+  }
+  chain = chain.then(async () => {
+    const cmd = JSON.parse(line);
+    try {
+      if (cmd.read) {
+        out({ read: await read(cmd) });
+        return;
+      }
+      if (cmd.finish) { // a run that ended with its worker still running (to see a job active)
+        if (background) {
+          await awaitWork();
+        }
+        out({ finished: true });
+        return;
+      }
+      await runStep(cmd);
+      out({ done: cmd.step });
+    } catch (err) {
+      out({ step: cmd.step, error: String(err?.stack ?? err) });
+    }
+  });
+});
+lines.on('close', () => {
+  chain.then(() => process.exit(0));
+});
