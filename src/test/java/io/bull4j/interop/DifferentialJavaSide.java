@@ -169,8 +169,6 @@ final class DifferentialJavaSide {
                 case "name" -> opts.name(e.getValue().asText());
                 case "removeOnComplete" -> opts.removeOnComplete(keep(e.getValue()));
                 case "removeOnFail" -> opts.removeOnFail(keep(e.getValue()));
-                case "limiter" -> opts.limiter(e.getValue().get("max").asInt(),
-                        Duration.ofMillis(e.getValue().get("duration").asLong()));
                 default -> throw new IllegalArgumentException("the Java driver does not know worker option " + e.getKey());
             }
         }
