@@ -2,9 +2,11 @@ package io.bull4j.internal.redis;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -12,19 +14,25 @@ import java.util.concurrent.TimeUnit;
 /**
  * The bounds of Redis calls, on one daemon thread for the whole JVM, grouped into ticks of {@link #TICK_MS} ms.
  *
- * <p>Why ticks: a timer task per call woke the timer thread on almost every call whenever no other call was
- * pending (a new earliest task signals the thread), which is every call of a sequential caller: a thread wake-up
- * per command. Here a call joins the tick its bound ends in, and only the first call of a tick schedules a task,
- * so the thread wakes at most once per tick. A bound then fires between its budget and one tick later, never
- * earlier. Its callback runs on the common pool, never on the timer thread. The thread ends after a second
- * without ticks, so a closed bull4j leaves no thread behind.
+ * <p>Why: a timer task per call woke the timer thread on almost every call whenever no other call was pending (a
+ * new earliest task signals it), which is every call of a sequential caller: a thread wake-up per command. Here a
+ * call only joins the tick its bound ends in, and the thread sweeps the ticks that are due: at the earliest
+ * pending tick, and at least once a second while bounds are pending, so a sequential caller costs it about one
+ * wake-up a second. A bound fires between its budget and one tick later, never earlier; its callback runs on the
+ * common pool, never on the timer thread. With nothing pending no sweep is planned, and the thread ends a second
+ * later, so a closed bull4j leaves no thread behind.
  */
 final class CallBounds {
     static final long TICK_MS = 10;
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MS);
+    /** The longest gap between sweeps while bounds are pending: 1 s. */
+    private static final long SWEEP_TICKS = 100;
     private static final ScheduledThreadPoolExecutor TIMER = timer();
-    /** The ticks with a task scheduled, by tick number ({@link System#nanoTime()} / tick). */
-    private static final ConcurrentHashMap<Long, Tick> TICKS = new ConcurrentHashMap<>();
+    private static final Object LOCK = new Object();
+    /** Pending bounds by the tick they end in ({@link System#nanoTime()} / tick, rounded up). Guarded by LOCK. */
+    private static final TreeMap<Long, Set<Bound>> TICKS = new TreeMap<>();
+    /** The tick of the next planned sweep, or Long.MAX_VALUE when none is. Guarded by LOCK. */
+    private static long nextSweepTick = Long.MAX_VALUE;
 
     private CallBounds() {
     }
@@ -35,99 +43,86 @@ final class CallBounds {
             t.setDaemon(true);
             return t;
         });
-        timer.setRemoveOnCancelPolicy(true);
         timer.setKeepAliveTime(1, TimeUnit.SECONDS);
         timer.allowCoreThreadTimeOut(true);
         return timer;
     }
 
+    private static long currentTick() {
+        return Math.floorDiv(System.nanoTime(), TICK_NANOS);
+    }
+
     /** A bound that runs {@code onExpiry} (on the common pool) after {@code budgetMs}, unless cancelled first. */
     static Bound arm(long budgetMs, Runnable onExpiry) {
-        Bound bound = new Bound(onExpiry);
         long dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, budgetMs));
         // the tick that ends at or after the due time, so that a bound never fires early
-        long tickNo = Math.floorDiv(dueNanos, TICK_NANOS) + 1;
-        while (true) {
-            Tick tick = TICKS.computeIfAbsent(tickNo, CallBounds::schedule);
-            if (tick.add(bound)) {
-                bound.tick = tick;
-                return bound;
-            }
-            // that tick fired between the lookup and the add: it is gone from the map, so the next lookup
-            // schedules a new one (whose end has passed, so it fires at once)
+        Bound bound = new Bound(Math.floorDiv(dueNanos, TICK_NANOS) + 1, onExpiry);
+        synchronized (LOCK) {
+            TICKS.computeIfAbsent(bound.tickNo, t -> new HashSet<>()).add(bound);
+            planSweep(Math.min(bound.tickNo, currentTick() + SWEEP_TICKS));
+        }
+        return bound;
+    }
+
+    /** Plans a sweep at the end of {@code tick} unless one is planned by then. Holds LOCK. */
+    private static void planSweep(long tick) {
+        if (tick < nextSweepTick) {
+            nextSweepTick = tick;
+            TIMER.schedule(() -> sweep(tick), Math.max(0, tick * TICK_NANOS - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
         }
     }
 
-    private static Tick schedule(long tickNo) {
-        Tick tick = new Tick(tickNo);
-        TIMER.schedule(tick, Math.max(0, tickNo * TICK_NANOS - System.nanoTime()), TimeUnit.NANOSECONDS);
-        return tick;
+    private static void sweep(long plannedTick) {
+        List<Bound> due = new ArrayList<>();
+        synchronized (LOCK) {
+            long now = currentTick();
+            Iterator<Map.Entry<Long, Set<Bound>>> it = TICKS.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Long, Set<Bound>> e = it.next();
+                if (e.getKey() <= now) {
+                    due.addAll(e.getValue());
+                    it.remove();
+                } else if (e.getValue().isEmpty()) {
+                    it.remove(); // every call of that tick completed in time
+                }
+            }
+            if (plannedTick == nextSweepTick || nextSweepTick <= now) {
+                nextSweepTick = Long.MAX_VALUE; // this was the planned sweep (or a later one is overdue)
+            }
+            if (!TICKS.isEmpty()) {
+                planSweep(Math.min(TICKS.firstKey(), now + SWEEP_TICKS));
+            }
+        }
+        for (Bound b : due) {
+            ForkJoinPool.commonPool().execute(b.onExpiry);
+        }
     }
 
     /** How many bounds are armed and not yet fired or cancelled (for tests). */
     static int pending() {
-        int n = 0;
-        for (Tick t : TICKS.values()) {
-            n += t.size();
+        synchronized (LOCK) {
+            return TICKS.values().stream().mapToInt(Set::size).sum();
         }
-        return n;
     }
 
     /** One call's bound. */
     static final class Bound {
+        private final long tickNo;
         private final Runnable onExpiry;
-        private volatile Tick tick;
 
-        private Bound(Runnable onExpiry) {
+        private Bound(long tickNo, Runnable onExpiry) {
+            this.tickNo = tickNo;
             this.onExpiry = onExpiry;
         }
 
-        /** Drops the bound; once its tick has fired this does nothing. */
+        /** Drops the bound; once it has fired this does nothing. */
         void cancel() {
-            Tick t = tick;
-            if (t != null) {
-                t.remove(this);
-            }
-        }
-    }
-
-    /** The bounds that end within one tick; runs once, at the tick's end. */
-    private static final class Tick implements Runnable {
-        private final long tickNo;
-        private final Set<Bound> bounds = new HashSet<>(); // guarded by this
-        private boolean fired; // guarded by this
-
-        Tick(long tickNo) {
-            this.tickNo = tickNo;
-        }
-
-        synchronized boolean add(Bound b) {
-            if (fired) {
-                return false;
-            }
-            bounds.add(b);
-            return true;
-        }
-
-        synchronized void remove(Bound b) {
-            bounds.remove(b);
-        }
-
-        synchronized int size() {
-            return bounds.size();
-        }
-
-        @Override
-        public void run() {
-            TICKS.remove(tickNo, this);
-            List<Bound> due;
-            synchronized (this) {
-                fired = true;
-                due = new ArrayList<>(bounds);
-                bounds.clear();
-            }
-            for (Bound b : due) {
-                ForkJoinPool.commonPool().execute(b.onExpiry);
+            synchronized (LOCK) {
+                Set<Bound> tick = TICKS.get(tickNo);
+                if (tick != null) {
+                    tick.remove(this);
+                }
             }
         }
     }
