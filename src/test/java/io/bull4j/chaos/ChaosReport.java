@@ -47,9 +47,6 @@ final class ChaosReport {
         WorkerSettings s = r.plan().settings();
         List<String> other = new ArrayList<>(v.violations());
         other.removeIf(x -> x.startsWith("lost ") || x.startsWith("overlapping"));
-        if (!v.failedAddsApplied.isEmpty()) {
-            other.add("failed adds applied " + v.failedAddsApplied.size());
-        }
         String recovery = v.recoveryMs.isEmpty() ? "-"
                 : secs(v.recoveryPercentile(50)) + " / " + secs(v.recoveryPercentile(99)) + " ("
                 + secs(s.recoveryTargetMs()) + ")";

@@ -37,6 +37,12 @@ final class Checker {
         }
     }
 
+    /**
+     * The exception that says an add was sent and its outcome is unknown (the reliability fixes of issue 9): such a
+     * job may exist. Any other failure says the add was not applied, so the job must never appear.
+     */
+    static final String OUTCOME_UNKNOWN = "RedisOutcomeUnknownException";
+
     private final HistoryLog log;
     private final FinalState state;
     private final Map<String, List<Run>> runsByJob = new TreeMap<>();
@@ -121,9 +127,15 @@ final class Checker {
         Set<String> invoked = new HashSet<>();
         Set<String> acknowledged = new TreeSet<>();
         Set<String> failedAdds = new TreeSet<>();
+        Set<String> outcomeUnknown = new HashSet<>();
         log.of("ADD_INVOKE").forEach(e -> invoked.add(e.job()));
         log.of("ADD_OK").forEach(e -> acknowledged.add(e.job()));
-        log.of("ADD_FAIL").forEach(e -> failedAdds.add(e.job()));
+        log.of("ADD_FAIL").forEach(e -> {
+            failedAdds.add(e.job());
+            if (OUTCOME_UNKNOWN.equals(e.text("error"))) {
+                outcomeUnknown.add(e.job());
+            }
+        });
         v.addsInvoked = invoked.size();
         v.addsAcknowledged = acknowledged.size();
         v.addsFailed = failedAdds.size();
@@ -140,7 +152,7 @@ final class Checker {
             if (!invoked.contains(id)) {
                 v.unexpected.add(id);
             } else if (failedAdds.contains(id) && !acknowledged.contains(id)) {
-                v.failedAddsApplied.add(id);
+                (outcomeUnknown.contains(id) ? v.unknownAddsApplied : v.failedAddsApplied).add(id);
             }
         }
 
@@ -156,7 +168,7 @@ final class Checker {
         v.failed = state.idsIn("failed").size();
         v.failedByStallLimit = (int) state.failedReason.values().stream()
                 .filter(r -> r.contains(FinalState.STALL_LIMIT_REASON)).count();
-        v.expectedTerminal = acknowledged.size() + v.failedAddsApplied.size();
+        v.expectedTerminal = acknowledged.size() + v.failedAddsApplied.size() + v.unknownAddsApplied.size();
         v.unfinished = state.unfinished();
 
         // C4, C5: extra runs and their causes; overlaps under a valid lock
@@ -223,8 +235,10 @@ final class Checker {
         final List<String> lost = new ArrayList<>();
         /** Jobs seen in Redis or run that the producer never tried to add. Must be empty. */
         final List<String> unexpected = new ArrayList<>();
-        /** Adds that threw and yet the job exists (issue 9, defect 1). Must be empty. */
+        /** Adds that threw, not as "outcome unknown", and yet the job exists (issue 9, defect 1). Must be empty. */
         final List<String> failedAddsApplied = new ArrayList<>();
+        /** Adds that threw "outcome unknown" and whose job exists: allowed, counted. */
+        final List<String> unknownAddsApplied = new ArrayList<>();
         /** Jobs in more than one state key at the end. Must be empty. */
         final List<String> twoStates = new ArrayList<>();
         /** Jobs whose completion two workers both recorded (the token check must refuse the second). */
@@ -271,6 +285,9 @@ final class Checker {
             if (!unexpected.isEmpty()) {
                 out.add("unexpected " + unexpected.size() + ": " + first(unexpected));
             }
+            if (!failedAddsApplied.isEmpty()) {
+                out.add("failed adds applied anyway " + failedAddsApplied.size() + ": " + first(failedAddsApplied));
+            }
             if (!twoStates.isEmpty()) {
                 out.add("in two states " + twoStates.size() + ": " + first(twoStates));
             }
@@ -298,7 +315,8 @@ final class Checker {
         @Override
         public String toString() {
             return "adds " + addsInvoked + " invoked / " + addsAcknowledged + " acknowledged / " + addsFailed
-                    + " failed (" + failedAddsApplied.size() + " applied anyway); completed " + completed
+                    + " failed (" + failedAddsApplied.size() + " applied anyway, " + unknownAddsApplied.size()
+                    + " of unknown outcome applied); completed " + completed
                     + ", failed " + failed + " (stall limit " + failedByStallLimit + "), unfinished " + unfinished
                     + "; lost " + lost.size() + ", unexpected " + unexpected.size() + ", two states "
                     + twoStates.size() + "; runs " + runs + ", jobs run twice " + jobsRunTwice + " " + extraRunCauses

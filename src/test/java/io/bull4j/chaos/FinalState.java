@@ -37,6 +37,14 @@ final class FinalState {
         return s;
     }
 
+    /** A state given directly (the checkers' own tests): id to its states, and failed ids' reasons. */
+    static FinalState of(Map<String, Set<String>> states, Map<String, String> failedReasons) {
+        FinalState s = new FinalState();
+        states.forEach((id, st) -> st.forEach(x -> s.add(id, x)));
+        s.failedReason.putAll(failedReasons);
+        return s;
+    }
+
     private void add(String id, String state) {
         statesById.computeIfAbsent(id, k -> new TreeSet<>()).add(state);
     }
