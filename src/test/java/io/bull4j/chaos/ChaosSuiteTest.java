@@ -138,14 +138,4 @@ class ChaosSuiteTest {
         assertSafe(run(plan("CLIENT PAUSE 3 s WRITE", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null),
                 Scenarios.clientPause(Duration.ofSeconds(3), Duration.ofSeconds(10))));
     }
-
-    @Test
-    @Order(10)
-    void bullmqWorkerKill9() throws Exception {
-        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
-        Result r = run(plan("worker kill -9", Engine.BULLMQ, WorkerSettings.fiveSecondLocks(8), null),
-                Scenarios.workerKill9(Duration.ofSeconds(4)));
-        assertTrue(r.verdict().inFlightAtKills > 0, "kills hit running jobs: " + r.verdict());
-        assertSafe(r);
-    }
 }
