@@ -27,11 +27,6 @@ final class ChaosRun {
             return new Plan(scenario, e, settings, workers, jobs, addsPerSecond, faultTime, appendfsync, maxmemory,
                     seed);
         }
-
-        Plan withSettings(WorkerSettings s) {
-            return new Plan(scenario, engine, s, workers, jobs, addsPerSecond, faultTime, appendfsync, maxmemory,
-                    seed);
-        }
     }
 
     /** The result: the plan, the checkers' figures, and where the histories are. */

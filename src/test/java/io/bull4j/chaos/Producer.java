@@ -9,7 +9,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Adds jobs {@code j1, j2, ...} at a steady rate on its own thread, each working a random 50 ms - 2 s, and writes
@@ -51,7 +53,7 @@ final class Producer implements AutoCloseable {
     }
 
     boolean awaitFinished(Duration timeout) throws InterruptedException {
-        return finished.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     int invoked() {
@@ -64,7 +66,7 @@ final class Producer implements AutoCloseable {
             for (int n = 1; n <= total && !stopping.get(); n++) {
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    LockSupport.parkNanos(wait);
                 }
                 next += periodNanos;
                 String id = "j" + n;

@@ -85,17 +85,54 @@ final class Scenarios {
         };
     }
 
-    /** {@code CLIENT KILL TYPE <type>} every {@code every}, cycling through the types a worker's connections have. */
+    /**
+     * A {@code CLIENT KILL} every {@code every}, cycling through the kinds of connection: the blocked ones (a
+     * worker's {@code BZPOPMIN} connection), the command ones (workers' and the producer's scripts), every normal
+     * connection at once, and the pub/sub ones.
+     */
     static Nemesis clientKill(Duration every) {
-        String[] types = {"normal", "pubsub"};
+        String[] targets = {"blocking", "commands", "normal", "pubsub"};
         return f -> {
             int i = 0;
             while (f.timeLeft()) {
                 f.hold(every);
-                String type = types[i++ % types.length];
-                f.redisFault("CLIENT KILL TYPE " + type, () -> require(f.redis.raw("CLIENT KILL TYPE " + type), ":"));
+                String target = targets[i++ % targets.length];
+                f.redisFault("CLIENT KILL " + target,
+                        () -> f.log.append("CLIENTS_KILLED", "target", target, "count", killClients(f.redis, target)));
             }
         };
+    }
+
+    /** Returns how many connections were killed. */
+    private static int killClients(ChaosRedis redis, String target) {
+        if (target.equals("normal") || target.equals("pubsub")) {
+            String reply = redis.raw("CLIENT KILL TYPE " + target);
+            require(reply, ":");
+            return Integer.parseInt(reply.substring(1));
+        }
+        int killed = 0;
+        for (String client : redis.admin().clientList().split("\n")) {
+            String cmd = field(client, "cmd");
+            boolean blocking = "bzpopmin".equals(cmd);
+            boolean ordinary = blocking || "N".equals(field(client, "flags"));
+            if (cmd == null || cmd.startsWith("client") || !ordinary) {
+                continue; // this admin connection, or a pub/sub or replica one
+            }
+            if (blocking == target.equals("blocking") && ":1".equals(redis.raw("CLIENT KILL ID " + field(client, "id")))) {
+                killed++;
+            }
+        }
+        return killed;
+    }
+
+    /** One {@code name=value} field of a CLIENT LIST line. */
+    private static String field(String clientLine, String name) {
+        for (String kv : clientLine.trim().split(" ")) {
+            if (kv.startsWith(name + "=")) {
+                return kv.substring(name.length() + 1);
+            }
+        }
+        return null;
     }
 
     /** {@code CLIENT PAUSE <ms> WRITE}: writes wait on the server side for {@code pause}. */

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 /**
  * The worker processes of one run, in numbered slots (w1, w2, ...). A slot's successive processes are its
@@ -67,7 +68,7 @@ final class WorkerFleet implements AutoCloseable {
     }
 
     /** A random slot whose process is ready, or -1 when none is. */
-    synchronized int randomReadySlot(java.util.Random random) {
+    synchronized int randomReadySlot(Random random) {
         List<Integer> live = new ArrayList<>();
         for (int i = 0; i < slots.length; i++) {
             if (isReady(i)) {
