@@ -37,7 +37,8 @@ final class ChaosReport {
 
     static String header() {
         return "| scenario | engine | settings | adds ok | completed | failed (stall limit) | lost | run twice "
-                + "(causes) | overlaps under a valid lock | in flight at kills | recovery p50 / p99 (target) | "
+                + "(causes) | overlaps under a valid lock | in flight at kills / pauses "
+                + "| recovery p50 / p99 (target) | "
                 + "other violations |\n"
                 + "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     }
@@ -53,7 +54,8 @@ final class ChaosReport {
         return "| " + r.plan().scenario() + " | " + r.plan().engine().label + " | " + s.label() + " | "
                 + v.addsAcknowledged + " | " + v.completed + " | " + v.failed + " (" + v.failedByStallLimit + ") | "
                 + v.lost.size() + " | " + v.jobsRunTwice + " " + v.extraRunCauses + " | "
-                + v.overlapsUnderValidLock.size() + " | " + v.inFlightAtKills + " | " + recovery + " | "
+                + v.overlapsUnderValidLock.size() + " | " + v.inFlightAtKills + " / " + v.inFlightAtPauses + " | "
+                + recovery + " | "
                 + (other.isEmpty() ? "none" : String.join("; ", other)) + " |";
     }
 

@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The chaos suite of docs/reliability.md: worker processes, a producer and a nemesis, then checkers over the
  * histories. Tagged {@code chaos}, so that {@code mvn test} leaves it out; {@code mvn test -Pchaos} runs the short
- * variant (the CI's), {@code -Dbull4j.chaos=full} every scenario at full size. The table of every run is written to {@code target/chaos/report.md}.
+ * variant (the CI's), {@code -Dbull4j.chaos=full} every scenario at full size. The table of every run is written
+ * to {@code target/chaos/report.md}.
  *
  * <p>Every scenario asserts the safety properties (nothing lost, nothing unexpected, one state per job, terminal
  * accounting, no overlapping runs under a valid lock, every extra run explained by a lease loss). The recovery

@@ -67,7 +67,8 @@ public final class ChaosWorkerMain {
 
         @Override
         public void onFailed(Job job, Throwable error) {
-            history.append("FAILED", "job", job.id(), "token", job.token(), "reason", String.valueOf(error.getMessage()));
+            history.append("FAILED", "job", job.id(), "token", job.token(),
+                    "reason", String.valueOf(error.getMessage()));
         }
 
         @Override

@@ -223,6 +223,17 @@ final class Checker {
             }
         }
         v.recoveryMs.sort(null);
+
+        // the jobs a SIGSTOP froze: the ones that may run twice once the lock expires
+        for (Map.Entry<String, List<Window>> pauses : pausedIn.entrySet()) {
+            for (Window w : pauses.getValue()) {
+                for (List<Run> runs : runsByJob.values()) {
+                    if (runs.stream().anyMatch(r -> r.proc().equals(pauses.getKey()) && r.runningAt(w.from()))) {
+                        v.inFlightAtPauses++;
+                    }
+                }
+            }
+        }
         return v;
     }
 
@@ -255,6 +266,7 @@ final class Checker {
         int jobsRunTwice;
         final Map<String, Integer> extraRunCauses = new LinkedHashMap<>();
         int inFlightAtKills;
+        int inFlightAtPauses;
         final List<Long> recoveryMs = new ArrayList<>();
         final List<String> notRestartedAfterKill = new ArrayList<>();
 
@@ -322,7 +334,8 @@ final class Checker {
                     + twoStates.size() + "; runs " + runs + ", jobs run twice " + jobsRunTwice + " " + extraRunCauses
                     + ", overlaps under a valid lock " + overlapsUnderValidLock.size() + ", after lease loss "
                     + overlapsAfterLeaseLoss + ", completed twice " + finishedTwice.size() + "; in flight at kills "
-                    + inFlightAtKills + ", restarted " + recoveryMs.size() + ", recovery p50 "
+                    + inFlightAtKills + " (at pauses " + inFlightAtPauses + "), restarted "
+                    + recoveryMs.size() + ", recovery p50 "
                     + recoveryPercentile(50) + " ms, p99 " + recoveryPercentile(99) + " ms, max "
                     + recoveryPercentile(100) + " ms";
         }

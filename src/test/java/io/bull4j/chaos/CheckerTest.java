@@ -89,6 +89,7 @@ class CheckerTest {
         assertEquals(List.of(), v.violations());
         assertEquals(1, v.overlapsAfterLeaseLoss);
         assertEquals(Map.of("pause", 1), v.extraRunCauses);
+        assertEquals(1, v.inFlightAtPauses);
     }
 
     @Test

@@ -118,7 +118,8 @@ final class Scenarios {
             if (cmd == null || cmd.startsWith("client") || !ordinary) {
                 continue; // this admin connection, or a pub/sub or replica one
             }
-            if (blocking == target.equals("blocking") && ":1".equals(redis.raw("CLIENT KILL ID " + field(client, "id")))) {
+            if (blocking == target.equals("blocking")
+                    && ":1".equals(redis.raw("CLIENT KILL ID " + field(client, "id")))) {
                 killed++;
             }
         }
