@@ -48,6 +48,10 @@ final class ChaosReport {
         WorkerSettings s = r.plan().settings();
         List<String> other = new ArrayList<>(v.violations());
         other.removeIf(x -> x.startsWith("lost ") || x.startsWith("overlapping"));
+        if (!v.completionsLostInRedisCrash.isEmpty()) {
+            other.add("completions lost in a Redis crash " + v.completionsLostInRedisCrash.size() + ": "
+                    + String.join(", ", v.completionsLostInRedisCrash));
+        }
         String recovery = v.recoveryMs.isEmpty() ? "-"
                 : secs(v.recoveryPercentile(50)) + " / " + secs(v.recoveryPercentile(99)) + " ("
                 + secs(s.recoveryTargetMs()) + ")";

@@ -93,6 +93,19 @@ class CheckerTest {
     }
 
     @Test
+    void startByAProcessResumedAfterItsLockExpiredIsALeaseLossOfThatProcess() throws IOException {
+        added("j1");
+        line("faults", "SIGSTOP", 5, "proc", "w1.0"); // w1.0 had fetched j1 just before
+        run("w2.0", "j1", "t2", 3_000, 3_100L);
+        line("faults", "SIGCONT", 10_000, "proc", "w1.0");
+        run("w1.0", "j1", "t1", 10_001, 10_500L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of(), v.violations());
+        assertEquals(Map.of("pause of the process that ran it again", 1), v.extraRunCauses);
+    }
+
+    @Test
     void restartAfterAKillIsMeasuredFromTheKill() throws IOException {
         added("j1");
         added("j2");
@@ -144,6 +157,29 @@ class CheckerTest {
         Verdict v = check();
         assertEquals(List.of("j1"), v.failedAddsApplied);
         assertEquals(List.of("j2"), v.unknownAddsApplied);
+        assertEquals(1, v.violations().size(), v.violations().toString());
+    }
+
+    @Test
+    void completedAgainAfterARedisCrashIsALostWriteOtherwiseADoubleCompletion() throws IOException {
+        added("j1");
+        added("j2");
+        run("w1.0", "j1", "t1", 10, 20L);
+        line("w1.0", "DONE", 21, "job", "j1");
+        run("w1.0", "j2", "t2", 10, 20L);
+        line("w1.0", "DONE", 22, "job", "j2");
+        line("faults", "FAULT_BEGIN", 30, "kind", "redis kill -9");
+        line("faults", "FAULT_END", 3_000, "kind", "redis kill -9");
+        run("w2.0", "j1", "t3", 8_000, 8_100L);
+        line("w2.0", "DONE", 8_101, "job", "j1");
+        run("w2.0", "j2", "t4", 8_000, 8_100L);
+        line("w2.0", "DONE", 8_102, "job", "j2");
+        line("w2.0", "DONE", 8_200, "job", "j2"); // recorded twice with no crash between: a fencing failure
+        states.put("j1", Set.of("completed"));
+        states.put("j2", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of("j1", "j2"), v.completionsLostInRedisCrash.stream().sorted().toList());
+        assertEquals(List.of("j2"), v.finishedTwice);
         assertEquals(1, v.violations().size(), v.violations().toString());
     }
 
