@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * The least-privilege Redis user bull4j needs, exactly as {@code docs/operations.md} documents it: the harness reads
@@ -26,8 +25,11 @@ public final class AclUser {
     public static final String NAME = "bull4j";
     /** The placeholder password of the documented rule, replaced by a random one here. */
     private static final String PLACEHOLDER = ">CHANGE-ME";
-    /** One password per JVM: never printed, so that the log tests can look for it. */
-    public static final String PASSWORD = "acl-" + UUID.randomUUID().toString().replace("-", "");
+    /**
+     * The same in every JVM: a child JVM given the shared server's URL (BULL4J_TEST_REDIS_URL) sets the user up
+     * again, and a password of its own would lock the parent's connections out.
+     */
+    public static final String PASSWORD = "bull4j-test-acl-password";
 
     private AclUser() {
     }
