@@ -57,8 +57,12 @@ class AclTest {
                 }
                 assertEquals(List.of(), server.sync().keys("other:*"), "nothing written outside the prefix");
             }
+            // Lettuce's CLIENT SETINFO at connect (best effort, ignored when refused): Redis 6.2 refuses a subcommand
+            // it does not know as an ACL denial, Redis 7.0 as an unknown subcommand
+            boolean redis62 = server.sync().info("server").contains("redis_version:6.");
             List<Map<String, Object>> denials = server.sync().aclLog();
-            assertTrue(denials.stream().allMatch(d -> String.valueOf(d).contains("other:")),
+            assertTrue(denials.stream().allMatch(d -> String.valueOf(d.get("object")).startsWith("other:")
+                            || redis62 && "client".equals(d.get("object"))),
                     "only the other prefix was refused: " + denials);
         }
     }
