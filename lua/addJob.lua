@@ -13,9 +13,12 @@
 --   custom job id or "", name, timestamp (ms), data (JSON), opts (JSON), delay (ms), priority, "1" for LIFO
 --   (opts is stored as Redis's cjson writes it, as BullMQ's add stores it: same key order for the same keys given
 --   in the same order, "/" escaped, numbers with 14 significant digits)
--- Returns {jobId, created, jobId, created, ...}: created is 0 when a job with that custom id already existed.
+-- Returns {jobId, created, jobId, created, ...}: created is 0 when a job with that custom id already existed, or
+-- when deduplication kept another job (its id is returned; see deduplicate.lua, keys built from ARGV[1]).
 --@include queueState
 --@include readyJob
+--@include removeJobKeys
+--@include deduplicate
 
 local base = ARGV[1]
 -- checked before the first write: a custom id whose key holds another type would be taken for a duplicate
@@ -35,6 +38,8 @@ local ready = false
 local delayedAdded = false
 local lastRunAt, lastScore = nil, nil
 local result = {}
+local dedupKeys = {wait = KEYS[3], active = KEYS[9], prioritized = KEYS[4], pc = KEYS[5], delayed = KEYS[6],
+  marker = KEYS[7], meta = KEYS[1], events = KEYS[8]}
 
 -- Jobs of one call often share a due time: the next score in that millisecond follows the one just given, with
 -- no lookup.
@@ -57,9 +62,21 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
     redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "duplicated", "jobId", jobId)
     return jobId, 0
   end
+  local optsTable = cjson.decode(opts)
+  -- deduplication (deduplicate.lua): another job may own the window
+  local de = optsTable["de"]
+  if type(de) == "table" and type(de["id"]) == "string" then
+    local owner = deduplicate(base, dedupKeys, maxLen, de, jobId, name, data, optsTable, tonumber(timestamp))
+    if owner then
+      return owner, 0
+    end
+  end
   local jobKey = base .. jobId
-  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(cjson.decode(opts)),
+  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(optsTable),
     "timestamp", timestamp, "delay", delay, "priority", priority)
+  if type(de) == "table" and type(de["id"]) == "string" then
+    redis.call("HSET", jobKey, "deid", de["id"])
+  end
   redis.call("XADD", KEYS[8], "*", "event", "added", "jobId", jobId, "name", name)
   local delayMs = tonumber(delay)
   if delayMs > 0 then

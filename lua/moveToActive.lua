@@ -13,14 +13,18 @@
 -- ARGV[3] lock token
 -- ARGV[4] lock duration (ms)
 -- ARGV[5] worker name, or ""
--- Returns {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
+-- ARGV[6] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
+-- ARGV[7] the worker's limiter duration (ms), or ""
+-- Returns {fields, jobId, 0, 0, readyCount}, {0, 0, 0, nextDelayedMs} or {0, 0, rateLimitMs, 0}.
 --@include queueState
 --@include readyJob
 --@include takeLock
 --@include jobHealth
 --@include promoteDelayed
+--@include rateLimit
 --@include fetchJob
 
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],
   marker = KEYS[6], meta = KEYS[7], events = KEYS[8], failed = KEYS[9]}
-return fetchJob(k, ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], readMeta(KEYS[7]))
+return fetchJob(k, ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5],
+  readLimits(readMeta(KEYS[7]), KEYS[7], ARGV[6], ARGV[7]))

@@ -26,6 +26,8 @@
 -- ARGV[12] token for the next job
 -- ARGV[13] lock duration (ms)
 -- ARGV[14] worker name, or ""
+-- ARGV[15] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
+-- ARGV[16] the worker's limiter duration (ms), or ""
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 the job's hash is damaged
 -- and it was moved to failed with a reason naming the damage), else a fetch result
 -- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
@@ -36,7 +38,9 @@
 --@include removeJobKeys
 --@include jobHealth
 --@include promoteDelayed
+--@include rateLimit
 --@include fetchJob
+--@include deduplicate
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
@@ -82,6 +86,9 @@ if dedupId then
   if ttl == -1 and redis.call("GET", dedupKey) == jobId then
     redis.call("DEL", dedupKey)
   end
+  -- keepLastIfActive: the add kept while this job ran becomes a job now (deduplicate.lua)
+  createDedupNext(base, {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
+    marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}, meta, dedupId, now)
 end
 local keepCount = tonumber(ARGV[8])
 local keepAge = tonumber(ARGV[9])
@@ -139,7 +146,7 @@ local result = {0, 0, 0, 0}
 -- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained
 local quiet = false
 if ARGV[11] == "1" then
-  result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], meta)
+  result = fetchJob(k, base, now, ARGV[12], ARGV[13], ARGV[14], readLimits(meta, KEYS[5], ARGV[15], ARGV[16]))
   quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or pausedOrMaxed(meta, KEYS[1])
 end
 if not quiet and redis.call("LLEN", KEYS[6]) == 0 and redis.call("LLEN", KEYS[1]) == 0

@@ -32,10 +32,16 @@ local function popReady(k)
   return nil
 end
 
--- Returns {fields, jobId, 0, 0, readyCount}, or {0, 0, 0, nextDelayed} when no job can be taken. meta comes from
--- readMeta (queueState).
+-- Returns {fields, jobId, 0, 0, readyCount}, or {0, 0, 0, nextDelayed} when no job can be taken, or
+-- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMeta (queueState), with readLimits
+-- (rateLimit) when a limit may apply.
 local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   promoteDueJobs(k, base, now, meta)
+  -- rate limit (see rateLimit.lua)
+  local limitedMs = rateLimitTtl(base .. "limiter", meta.limitMax)
+  if limitedMs > 0 then
+    return {0, 0, limitedMs, 0}
+  end
   if pausedOrMaxed(meta, k.active) then
     return {0, 0, 0, 0}
   end
@@ -64,6 +70,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     -- another owner's lock is live: leave the job in active; the stalled check requeues it once that lock expires
     return {0, 0, 0, 0}
   end
+  countTowardsLimit(base .. "limiter", jobKey, meta) -- rate limit (see rateLimit.lua)
   redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "active", "jobId", jobId,
     "prev", "waiting")
   if workerName ~= "" then

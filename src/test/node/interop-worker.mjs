@@ -43,8 +43,10 @@ function jobJson(job) {
  *   hold: { name, waiting, paused, ms, attempts }: a job of that name (or any name in a list) first waits
  *         until the queue has that many waiting jobs, or (paused: true) until the queue is paused, or for `ms`
  *         milliseconds; with `attempts`, only while job.attemptsMade < attempts,
+ *   workMs: each job takes this long (a timer), then an end line is written,
+ *   rateLimitOnce: { ms }: a job's first attempt calls worker.rateLimit(ms) and throws RateLimitError,
  *   returnvalue, timeoutMs (default 30000) }
- * Lines: ready, start {at, job}, threw {at, id}, completed {job, result}, failed {job, err, final},
+ * Lines: ready, start {at, job}, end {at, id}, threw {at, id}, completed {job, result}, failed {job, err, final},
  * stalled {jobId, prev}.
  */
 async function runWorker(spec) {
@@ -92,6 +94,15 @@ async function runWorker(spec) {
     }
     if (spec.progress !== undefined) {
       await job.updateProgress(spec.progress);
+    }
+    if (spec.rateLimitOnce && job.attemptsStarted <= 1) {
+      await worker.rateLimit(spec.rateLimitOnce.ms);
+      out({ ev: 'threw', at: Date.now(), id: job.id });
+      throw Worker.RateLimitError();
+    }
+    if (spec.workMs) {
+      await new Promise((resolve) => setTimeout(resolve, spec.workMs));
+      out({ ev: 'end', at: Date.now(), id: job.id });
     }
     const failing = fail && (fail.attempts === undefined || job.attemptsMade < fail.attempts)
       && (!fail.names || fail.names.includes(job.name));
@@ -204,6 +215,24 @@ async function runOp(queue, op) {
     case 'retry':
       await (await Job.fromId(queue, op.id)).retry(op.state);
       return true;
+    case 'setGlobalConcurrency':
+      await queue.setGlobalConcurrency(op.concurrency);
+      return true;
+    case 'getGlobalConcurrency':
+      return queue.getGlobalConcurrency();
+    case 'setGlobalRateLimit':
+      await queue.setGlobalRateLimit(op.max, op.duration);
+      return true;
+    case 'getGlobalRateLimit':
+      return queue.getGlobalRateLimit();
+    case 'getRateLimitTtl':
+      return queue.getRateLimitTtl(op.maxJobs);
+    case 'isMaxed':
+      return queue.isMaxed();
+    case 'getDeduplicationJobId':
+      return queue.getDeduplicationJobId(op.id);
+    case 'removeDeduplicationKey':
+      return queue.removeDeduplicationKey(op.id);
     default:
       throw new Error(`unknown op ${op.op}`);
   }

@@ -44,6 +44,8 @@ final class FetchLoop implements Runnable {
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
     private volatile boolean paused;
+    /** While ctx.now() is before this, the queue's rate limit is reached: no fetch is made (0: not limited). */
+    private volatile long limitUntil;
     private DedicatedConnection blocking; // guarded by blockingLock
 
     FetchLoop(QueueContext ctx, WorkerOptions opts, Slots slots, JobRunner runner, ListenerBus bus,
@@ -64,6 +66,13 @@ final class FetchLoop implements Runnable {
         drainedHint = nextDelayedMs;
     }
 
+    /** A fetch or a processor found the rate limit reached for another {@code ms}: wait it out, then fetch. */
+    void rateLimited(long ms) {
+        if (ms > 0) {
+            limitUntil = Math.max(limitUntil, ctx.now() + ms);
+        }
+    }
+
     @Override
     public void run() {
         boolean drained = false;
@@ -77,6 +86,13 @@ final class FetchLoop implements Runnable {
                 try {
                     if (paused) {
                         continue; // paused while we waited for a slot: give it back and park
+                    }
+                    if (waitForRateLimit()) {
+                        drained = false; // the window ended: ask at once, as BullMQ does
+                        drainedHint = -1;
+                    }
+                    if (stopping || paused) {
+                        continue;
                     }
                     long hint = drainedHint;
                     if (hint >= 0) {
@@ -94,9 +110,11 @@ final class FetchLoop implements Runnable {
                         }
                     }
                     String token = tokens.next();
-                    FetchedJob f = ctx.await(MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), token,
-                            opts.lockDuration().toMillis(), opts.name()), "moveToActive");
-                    if (f.isPresent()) {
+                    FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
+                    if (f.rateLimitMs() > 0) {
+                        rateLimited(f.rateLimitMs());
+                        drained = false;
+                    } else if (f.isPresent()) {
                         drained = false;
                         runner.dispatch(f, token);
                         handedOff = true;
@@ -149,8 +167,7 @@ final class FetchLoop implements Runnable {
         String[] callTokens = new String[n];
         for (int i = 0; i < n; i++) {
             callTokens[i] = tokens.next();
-            calls.add(MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), callTokens[i],
-                    opts.lockDuration().toMillis(), opts.name()));
+            calls.add(fetchCall(callTokens[i]));
         }
         long none = -1;
         RuntimeException failure = null;
@@ -161,6 +178,8 @@ final class FetchLoop implements Runnable {
                 if (f.isPresent()) {
                     runner.dispatch(f, callTokens[i]);
                     handedOff = true;
+                } else if (f.rateLimitMs() > 0) {
+                    rateLimited(f.rateLimitMs()); // not drained: the loop waits for the window instead
                 } else {
                     none = Math.max(none, f.nextDelayedMs());
                 }
@@ -176,6 +195,35 @@ final class FetchLoop implements Runnable {
             throw failure;
         }
         return none;
+    }
+
+    private CompletableFuture<FetchedJob> fetchCall(String token) {
+        long durationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
+        return MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), token, opts.lockDuration().toMillis(),
+                opts.name(), opts.limiterMax(), durationMs);
+    }
+
+    /**
+     * Sleeps (no Redis calls) until the rate limit's window ends, at most maximumRateLimitDelay at a time so that
+     * due delayed jobs still get promoted, as BullMQ; a pause or stop ends the wait. Returns whether it waited.
+     */
+    private boolean waitForRateLimit() throws InterruptedException {
+        long until = limitUntil;
+        if (until == 0) {
+            return false;
+        }
+        long waitMs = Math.min(until - ctx.now(), opts.maximumRateLimitDelay().toMillis());
+        if (waitMs > 0) {
+            synchronized (pauseLock) {
+                if (!stopping && !paused) {
+                    pauseLock.wait(waitMs);
+                }
+            }
+        }
+        if (limitUntil == until) {
+            limitUntil = 0; // a later limit reported meanwhile is kept for the next round
+        }
+        return true;
     }
 
     /**
@@ -294,6 +342,9 @@ final class FetchLoop implements Runnable {
     void pause() {
         paused = true;
         resetBlocking();
+        synchronized (pauseLock) {
+            pauseLock.notifyAll(); // ends a rate-limit wait at once
+        }
     }
 
     void resume() {

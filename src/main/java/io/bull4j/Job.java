@@ -239,6 +239,30 @@ public final class Job {
         return fields.get("pb");
     }
 
+    /** {@return the deduplication id the job was added with ({@code deid}), or null} */
+    public String deduplicationId() {
+        String deid = fields.get("deid");
+        if (deid != null) {
+            return deid;
+        }
+        Deduplication d = opts().deduplication();
+        return d == null ? null : d.id();
+    }
+
+    /**
+     * Ends this job's deduplication window, only if the job still owns it: a newer job's window is kept.
+     *
+     * @return whether a key was removed
+     */
+    public boolean removeDeduplicationKey() {
+        String dedupId = deduplicationId();
+        if (dedupId == null) {
+            return false;
+        }
+        return ctx.await(io.bull4j.internal.script.RemoveDeduplicationKey.run(ctx.scripts(), ctx.keys, dedupId, id),
+                "removeDeduplicationKey");
+    }
+
     /** {@return the reason a worker must fail this job without running it (e.g. stalled too often), or null} */
     public String deferredFailure() {
         return fields.get("defa");

@@ -46,6 +46,7 @@ public final class JobOptions {
     private final Integer stackTraceLimit;
     private final Integer keepLogs;
     private final Integer sizeLimit;
+    private final Deduplication deduplication;
 
     private JobOptions(Builder b) {
         jobId = b.jobId;
@@ -60,6 +61,7 @@ public final class JobOptions {
         stackTraceLimit = b.stackTraceLimit;
         keepLogs = b.keepLogs;
         sizeLimit = b.sizeLimit;
+        deduplication = b.deduplication;
     }
 
     /** {@return a builder with no option set} */
@@ -82,6 +84,7 @@ public final class JobOptions {
         b.stackTraceLimit = stackTraceLimit;
         b.keepLogs = keepLogs;
         b.sizeLimit = sizeLimit;
+        b.deduplication = deduplication;
         return b;
     }
 
@@ -105,6 +108,7 @@ public final class JobOptions {
         if (b.stackTraceLimit == null) b.stackTraceLimit = defaults.stackTraceLimit;
         if (b.keepLogs == null) b.keepLogs = defaults.keepLogs;
         if (b.sizeLimit == null) b.sizeLimit = defaults.sizeLimit;
+        if (b.deduplication == null) b.deduplication = defaults.deduplication;
         return b.build();
     }
 
@@ -138,6 +142,8 @@ public final class JobOptions {
     public Integer keepLogs() { return keepLogs; }
     /** {@return the largest {@code data} JSON in bytes that an add accepts, or null when unset (no limit)} */
     public Integer sizeLimit() { return sizeLimit; }
+    /** {@return the deduplication options, or null when the job is not deduplicated} */
+    public Deduplication deduplication() { return deduplication; }
 
     @Override
     public boolean equals(Object o) {
@@ -148,13 +154,13 @@ public final class JobOptions {
                 && Objects.equals(backoff, x.backoff) && Objects.equals(removeOnComplete, x.removeOnComplete)
                 && Objects.equals(removeOnFail, x.removeOnFail) && Objects.equals(timestamp, x.timestamp)
                 && Objects.equals(stackTraceLimit, x.stackTraceLimit) && Objects.equals(keepLogs, x.keepLogs)
-                && Objects.equals(sizeLimit, x.sizeLimit);
+                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(jobId, delay, priority, lifo, attempts, backoff, removeOnComplete, removeOnFail, timestamp,
-                stackTraceLimit, keepLogs, sizeLimit);
+                stackTraceLimit, keepLogs, sizeLimit, deduplication);
     }
 
     @Override
@@ -162,7 +168,8 @@ public final class JobOptions {
         return "JobOptions{jobId=" + jobId + ", delay=" + delay + ", priority=" + priority + ", lifo=" + lifo
                 + ", attempts=" + attempts + ", backoff=" + backoff + ", removeOnComplete=" + removeOnComplete
                 + ", removeOnFail=" + removeOnFail + ", timestamp=" + timestamp + ", stackTraceLimit="
-                + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit + "}";
+                + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit
+                + (deduplication != null ? ", deduplication=" + deduplication : "") + "}";
     }
 
     /**
@@ -183,6 +190,7 @@ public final class JobOptions {
         private Integer stackTraceLimit;
         private Integer keepLogs;
         private Integer sizeLimit;
+        private Deduplication deduplication;
 
         private Builder() {
         }
@@ -367,6 +375,17 @@ public final class JobOptions {
         public Builder sizeLimit(int bytes) {
             ValidationException.check(bytes > 0, "sizeLimit", "must be > 0 (was " + bytes + ")");
             this.sizeLimit = bytes;
+            return this;
+        }
+
+        /**
+         * Collapses adds with the same deduplication id; see {@link Deduplication}.
+         *
+         * @param deduplication the options, or null for none
+         * @return this builder
+         */
+        public Builder deduplication(Deduplication deduplication) {
+            this.deduplication = deduplication;
             return this;
         }
 

@@ -2,6 +2,7 @@ package io.bull4j;
 
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.script.FetchedJob;
+import io.bull4j.internal.script.MoveLimitedToWait;
 import io.bull4j.internal.script.MoveToDelayed;
 import io.bull4j.internal.script.MoveToFinished;
 import io.bull4j.internal.script.MoveToWait;
@@ -47,6 +48,7 @@ final class JobRunner {
     private final AtomicInteger finished = new AtomicInteger();
     private volatile boolean closing;
     private volatile java.util.function.LongConsumer queueDrained = next -> { };
+    private volatile java.util.function.LongConsumer rateLimited = ms -> { };
     private volatile boolean noFetchNext;
     private volatile boolean paused;
 
@@ -66,6 +68,11 @@ final class JobRunner {
     /** Told when a finish that asked for the next job found none (with the next delayed time, or 0). */
     void onQueueDrained(java.util.function.LongConsumer listener) {
         this.queueDrained = listener;
+    }
+
+    /** Told when a finish's next fetch, or a processor's {@link RateLimitException}, met the rate limit (ms left). */
+    void onRateLimited(java.util.function.LongConsumer listener) {
+        this.rateLimited = listener;
     }
 
     /** Takes over the caller's slot for the job and its chain of fetched successors. */
@@ -116,7 +123,9 @@ final class JobRunner {
                     locks.track(fetched.id(), token);
                 }
             }
-            if (fetched != null) {
+            if (fetched != null && fetched.rateLimitMs() > 0) {
+                rateLimited.accept(fetched.rateLimitMs()); // the fetch loop waits for the window, then asks
+            } else if (fetched != null) {
                 // the finish asked for a next job and found none: the fetch loop can block on the marker at once
                 // instead of asking again (before the slot is released, so that the loop sees it)
                 queueDrained.accept(fetched.nextDelayedMs());
@@ -254,6 +263,13 @@ final class JobRunner {
         if (error instanceof DelayedException) {
             return null; // the processor moved its job to delayed itself
         }
+        if (error instanceof RateLimitException) {
+            // back to wait, no attempt spent; this worker asks again once the limiter's window ends
+            long ttl = ctx.await(MoveLimitedToWait.run(ctx.scripts(), ctx.keys, job.id(), job.token()),
+                    "moveJobFromActiveToWait");
+            rateLimited.accept(ttl);
+            return null;
+        }
         String reason = error.getMessage() != null ? error.getMessage() : error.getClass().getName();
         String stack = stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
@@ -346,6 +362,8 @@ final class JobRunner {
         r.attempts = job.opts().attempts();
         r.lockMs = opts.lockDuration().toMillis();
         r.workerName = opts.name();
+        r.limiterMax = opts.limiterMax();
+        r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
         return r;
     }
 

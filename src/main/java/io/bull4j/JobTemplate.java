@@ -30,6 +30,8 @@ public final class JobTemplate {
     }
 
     /**
+     * A template with a name, data and job options; the scheduler sets each run's id and delay itself.
+     *
      * @param name the job name, or null for the scheduler's id
      * @param data any value Jackson writes as JSON; null for none ({@code {}})
      * @param options null for the queue's defaults

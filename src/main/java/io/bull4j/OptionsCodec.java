@@ -46,7 +46,20 @@ final class OptionsCodec {
         if (o.stackTraceLimit() != null) n.put("stackTraceLimit", o.stackTraceLimit());
         if (o.keepLogs() != null) n.put("kl", o.keepLogs());
         if (o.sizeLimit() != null) n.put("sizeLimit", o.sizeLimit());
+        if (o.deduplication() != null) n.set("de", dedup(o.deduplication()));
         return n.toString();
+    }
+
+    /** BullMQ's compressed {@code de}: the id, and only the options that are set (ttl in ms). */
+    private static ObjectNode dedup(Deduplication d) {
+        ObjectNode n = Json.DEFAULT.createObjectNode();
+        n.put("id", d.id());
+        if (d.ttl() != null) n.put("ttl", d.ttl().toMillis());
+        if (d.extend()) n.put("extend", true);
+        if (d.replace()) n.put("replace", true);
+        if (d.reschedule()) n.put("reschedule", true);
+        if (d.keepLastIfActive()) n.put("keepLastIfActive", true);
+        return n;
     }
 
     /** In the form the caller chose, as BullMQ stores it: true, false, a number or {age, count}. */
@@ -135,6 +148,18 @@ final class OptionsCodec {
         // BullMQ treats a sizeLimit of 0 as none
         lenient("sizeLimit", () -> {
             if (n.get("sizeLimit").asInt() > 0) b.sizeLimit(n.get("sizeLimit").asInt());
+        }, n);
+        // "de" is BullMQ's compressed deduplication, and also where BullMQ 5 stored its "debounce" alias
+        lenient("de", () -> {
+            JsonNode de = n.get("de");
+            if (de.isObject() && de.hasNonNull("id") && !de.get("id").asText().isEmpty()) {
+                Deduplication.Builder d = Deduplication.builder(de.get("id").asText())
+                        .extend(de.path("extend").asBoolean(false)).replace(de.path("replace").asBoolean(false))
+                        .reschedule(de.path("reschedule").asBoolean(false))
+                        .keepLastIfActive(de.path("keepLastIfActive").asBoolean(false));
+                if (de.path("ttl").asLong(0) > 0) d.ttl(Duration.ofMillis(de.get("ttl").asLong()));
+                b.deduplication(d.build());
+            }
         }, n);
         return b.build();
     }

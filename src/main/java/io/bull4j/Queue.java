@@ -37,6 +37,7 @@ public final class Queue implements AutoCloseable {
     private final QueueContext ctx;
     private final boolean ownsConnection;
     private final QueueAdmin admin;
+    private final QueueLimits limits;
     private final JobSchedulers schedulers;
     private volatile boolean closed;
     private final String defaultOptsJson;
@@ -71,6 +72,7 @@ public final class Queue implements AutoCloseable {
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
         this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
         this.admin = new QueueAdmin(ctx);
+        this.limits = new QueueLimits(ctx);
         this.schedulers = new JobSchedulers(ctx);
         if (options.checkEvictionPolicy()) {
             ctx.link.checkEvictionPolicy();
@@ -560,6 +562,146 @@ public final class Queue implements AutoCloseable {
         checkOpen();
         ValidationException.check(count > 0, "count", "must be positive, was " + count);
         return admin.moveToWait("delayed", count, "+inf");
+    }
+
+    // ---- rate limits, global concurrency, deduplication (as BullMQ 6.7.0; see docs/rate-limits.md) ----
+    // (the Lua of these lives in lua/include/rateLimit.lua and lua/include/deduplicate.lua)
+
+    /**
+     * Holds every worker of the queue (bull4j's and BullMQ's) that knows a max for {@code duration}: no job starts
+     * until it ends. Writes BullMQ's manual limit to the {@code limiter} key; with {@link RateLimitException} from a
+     * processor this is how a downstream's "429, retry after" is honoured.
+     *
+     * @param duration how long, at least 1 ms
+     */
+    public void rateLimit(Duration duration) {
+        checkOpen();
+        limits.rateLimit(duration);
+    }
+
+    /**
+     * A rate limit for all workers of the queue (meta {@code max}/{@code duration}). The max wins over a worker's
+     * own limiter; a worker's limiter duration wins over this duration, as in BullMQ.
+     *
+     * @param max at most this many jobs start per window, at least 1
+     * @param duration the window, at least 1 ms
+     */
+    public void setGlobalRateLimit(int max, Duration duration) {
+        checkOpen();
+        limits.setGlobalRateLimit(max, duration);
+    }
+
+    /** {@return the global rate limit, or null when none is set} */
+    public RateLimit getGlobalRateLimit() {
+        checkOpen();
+        return limits.getGlobalRateLimit();
+    }
+
+    /** Removes the global rate limit; workers with a limiter of their own keep it. */
+    public void removeGlobalRateLimit() {
+        checkOpen();
+        limits.removeGlobalRateLimit();
+    }
+
+    /**
+     * The time left in the current rate-limit window, as BullMQ's {@code getRateLimitTtl}.
+     *
+     * @param maxJobs the max to compare the window's count with; 0 for the global max
+     * @return the ms left when at least {@code maxJobs} jobs started in the window, else 0; with {@code maxJobs} 0
+     *     and no global max, the limiter key's PTTL as Redis gives it (-2: no window)
+     */
+    public long getRateLimitTtl(long maxJobs) {
+        checkOpen();
+        return limits.rateLimitTtl(maxJobs);
+    }
+
+    /** {@return {@link #getRateLimitTtl(long)} against the global max} */
+    public long getRateLimitTtl() {
+        return getRateLimitTtl(0);
+    }
+
+    /**
+     * Deletes the limiter key: the current window (or a manual {@link #rateLimit}) ends now.
+     *
+     * @return whether there was a key
+     */
+    public boolean removeRateLimitKey() {
+        checkOpen();
+        return limits.removeRateLimitKey();
+    }
+
+    /**
+     * Caps the jobs of the queue active at once, over all workers of both sides (meta {@code concurrency}).
+     *
+     * @param concurrency at least 1
+     */
+    public void setGlobalConcurrency(int concurrency) {
+        checkOpen();
+        limits.setGlobalConcurrency(concurrency);
+    }
+
+    /** {@return the global concurrency, or null when none is set} */
+    public Integer getGlobalConcurrency() {
+        checkOpen();
+        return limits.getGlobalConcurrency();
+    }
+
+    /** Removes the global concurrency cap. */
+    public void removeGlobalConcurrency() {
+        checkOpen();
+        limits.removeGlobalConcurrency();
+    }
+
+    /** {@return whether a global concurrency is set and as many jobs are active now} */
+    public boolean isMaxed() {
+        checkOpen();
+        return limits.isMaxed();
+    }
+
+    /**
+     * The job that owns a deduplication id now.
+     *
+     * @param deduplicationId the id given in {@link Deduplication}
+     * @return the owner's job id, or null when none owns it
+     */
+    public String getDeduplicationJobId(String deduplicationId) {
+        checkOpen();
+        return limits.deduplicationJobId(deduplicationId);
+    }
+
+    /**
+     * Ends a deduplication window whatever job owns it: the next add with this id creates a job.
+     *
+     * @param deduplicationId the id given in {@link Deduplication}
+     * @return whether a key was removed
+     */
+    public boolean removeDeduplicationKey(String deduplicationId) {
+        checkOpen();
+        return limits.removeDeduplicationKey(deduplicationId);
+    }
+
+    /**
+     * BullMQ's deprecated alias of {@link #getDeduplicationJobId(String)}, kept as 6.7.0 keeps it.
+     *
+     * @param id the deduplication id
+     * @return the owner's job id, or null
+     * @deprecated use {@link #getDeduplicationJobId(String)}
+     */
+    @Deprecated
+    public String getDebounceJobId(String id) {
+        return getDeduplicationJobId(id);
+    }
+
+    /**
+     * BullMQ's deprecated alias of {@link #removeDeduplicationKey(String)}, kept as 6.7.0 keeps it.
+     *
+     * @param id the deduplication id
+     * @return whether a key was removed
+     * @deprecated use {@link #removeDeduplicationKey(String)}
+     */
+    @Deprecated
+    public boolean removeDebounceKey(String id) {
+        return removeDeduplicationKey(id);
     }
 
     private void checkOpen() {

@@ -163,9 +163,20 @@ public final class Worker implements AutoCloseable {
         });
         this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         runner.onQueueDrained(fetch::queueDrained);
+        runner.onRateLimited(fetch::rateLimited);
         if (options.autorun()) {
             run();
         }
+    }
+
+    /**
+     * Holds every worker of the queue for {@code duration}, as {@link Queue#rateLimit}; a processor then throws
+     * {@link RateLimitException} to give its job back without spending an attempt.
+     *
+     * @param duration how long, at least 1 ms
+     */
+    public void rateLimit(Duration duration) {
+        new QueueLimits(ctx).rateLimit(duration);
     }
 
     /** Starts processing; the constructor already did unless {@code autorun} is false. */

@@ -26,6 +26,8 @@ public final class WorkerOptions {
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
     /** The default {@link Builder#drainDelay(Duration) drainDelay}: 5 seconds. */
     public static final Duration DEFAULT_DRAIN_DELAY = Duration.ofSeconds(5);
+    /** The default {@link Builder#maximumRateLimitDelay(Duration) maximumRateLimitDelay}: 30 seconds, as BullMQ. */
+    public static final Duration DEFAULT_MAXIMUM_RATE_LIMIT_DELAY = Duration.ofSeconds(30);
     /** How long {@link Worker#close()} waits for running jobs before it interrupts them and lets them go. */
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** All options at their defaults. */
@@ -51,6 +53,9 @@ public final class WorkerOptions {
     private final ObjectMapper objectMapper;
     private final boolean checkEvictionPolicy;
     private final Clock clock;
+    private final int limiterMax;
+    private final Duration limiterDuration;
+    private final Duration maximumRateLimitDelay;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -73,6 +78,9 @@ public final class WorkerOptions {
         objectMapper = b.objectMapper;
         checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
+        limiterMax = b.limiterMax;
+        limiterDuration = b.limiterDuration;
+        maximumRateLimitDelay = b.maximumRateLimitDelay;
     }
 
     /** {@return a builder with every option at its default} */
@@ -102,6 +110,9 @@ public final class WorkerOptions {
         b.objectMapper = objectMapper;
         b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
+        b.limiterMax = limiterMax;
+        b.limiterDuration = limiterDuration;
+        b.maximumRateLimitDelay = maximumRateLimitDelay;
         return b;
     }
 
@@ -154,6 +165,12 @@ public final class WorkerOptions {
     public boolean checkEvictionPolicy() { return checkEvictionPolicy; }
     /** {@return the time source for timestamps and due times} */
     public Clock clock() { return clock; }
+    /** {@return the rate limiter's max jobs per window, 0 when the worker has no limiter} */
+    public int limiterMax() { return limiterMax; }
+    /** {@return the rate limiter's window, null when the worker has no limiter} */
+    public Duration limiterDuration() { return limiterDuration; }
+    /** {@return the longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted)} */
+    public Duration maximumRateLimitDelay() { return maximumRateLimitDelay; }
 
     @Override
     public boolean equals(Object o) {
@@ -168,7 +185,9 @@ public final class WorkerOptions {
                 && backoffStrategy == x.backoffStrategy && executor == x.executor
                 && virtualThreads == x.virtualThreads && checkEvictionPolicy == x.checkEvictionPolicy
                 && objectMapper == x.objectMapper
-                && clock.equals(x.clock);
+                && clock.equals(x.clock) && limiterMax == x.limiterMax
+                && Objects.equals(limiterDuration, x.limiterDuration)
+                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay);
     }
 
     @Override
@@ -184,7 +203,9 @@ public final class WorkerOptions {
                 + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun
                 + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
-                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy + "}";
+                + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
+                + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
+                + ", maximumRateLimitDelay=" + maximumRateLimitDelay + "}";
     }
 
     /**
@@ -211,8 +232,43 @@ public final class WorkerOptions {
         private ObjectMapper objectMapper = Json.DEFAULT;
         private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
+        private int limiterMax;
+        private Duration limiterDuration;
+        private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
 
         private Builder() {
+        }
+
+        /**
+         * BullMQ's {@code limiter: {max, duration}}: at most {@code max} jobs start per {@code duration}, counted
+         * on the queue's shared {@code limiter} key, so every worker of the queue with a limiter (bull4j's and
+         * BullMQ's) shares one window. A global limit ({@link Queue#setGlobalRateLimit}) takes precedence for the
+         * max; this duration takes precedence over the global one, as in BullMQ.
+         *
+         * @param max at least 1
+         * @param duration the window, at least 1 ms
+         * @return this builder
+         */
+        public Builder limiter(int max, Duration duration) {
+            ValidationException.check(max >= 1, "limiter.max", "must be >= 1 (was " + max + ")");
+            ValidationException.check(positive(duration) && duration.toMillis() >= 1, "limiter.duration",
+                    "must be at least 1 ms (was " + duration + ")");
+            this.limiterMax = max;
+            this.limiterDuration = duration;
+            return this;
+        }
+
+        /**
+         * The longest a rate-limited worker waits before asking again, so that due delayed jobs still get promoted.
+         * Default 30 s, as BullMQ.
+         *
+         * @param d positive
+         * @return this builder
+         */
+        public Builder maximumRateLimitDelay(Duration d) {
+            ValidationException.check(positive(d), "maximumRateLimitDelay", "must be positive (was " + d + ")");
+            this.maximumRateLimitDelay = d;
+            return this;
         }
 
         /**

@@ -9,6 +9,9 @@ import io.bull4j.examples.notifications.NotificationService;
 import io.bull4j.examples.notifications.NotificationService.DeliveryLog;
 import io.bull4j.examples.notifications.NotificationService.Notification;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel;
+import io.bull4j.examples.webhooks.RateLimitedWebhookSender;
+import io.bull4j.examples.webhooks.RateLimitedWebhookSender.Response;
+import io.bull4j.examples.webhooks.RateLimitedWebhookSender.Webhook;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Orders;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel.Status;
 import io.bull4j.support.TestRedis;
@@ -200,5 +203,45 @@ class ExamplesTest {
     /** The event names of one job in the queue's events stream, oldest first. */
     private static List<String> eventsFor(String queue, String jobId) {
         return TestRedis.eventNames(queue, jobId);
+    }
+
+    @Test
+    void webhooksStayWithinTheProvidersRateLimitAndHonourA429() throws Exception {
+        String q = queueName("webhooks");
+        java.util.concurrent.ConcurrentLinkedQueue<long[]> calls = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        AtomicInteger n = new AtomicInteger();
+        // the provider: the 4th call is refused with 429 and a Retry-After of 600 ms
+        RateLimitedWebhookSender.Provider provider = (url, body) -> {
+            int call = n.incrementAndGet();
+            calls.add(new long[] {System.currentTimeMillis(), call == 4 ? 429 : 200});
+            return call == 4 ? new Response(429, Duration.ofMillis(600)) : new Response(200, null);
+        };
+        CountDownLatch sent = new CountDownLatch(8);
+        WorkerListener done = new WorkerListener() {
+            @Override
+            public void onCompleted(Job job, Object result) {
+                sent.countDown();
+            }
+        };
+        try (RateLimitedWebhookSender sender = new RateLimitedWebhookSender(connection(), q, provider, 3,
+                Duration.ofMillis(400), done)) {
+            Job first = sender.send(new Webhook("e1", "https://x.test/h", "{}"));
+            assertEquals(first.id(), sender.send(new Webhook("e1", "https://x.test/h", "{}")).id(), "deduplicated");
+            for (int i = 2; i <= 8; i++) {
+                sender.send(new Webhook("e" + i, "https://x.test/h", "{\"n\":" + i + "}"));
+            }
+            assertTrue(sent.await(30, TimeUnit.SECONDS), "all 8 sent");
+        }
+        List<long[]> all = new java.util.ArrayList<>(calls);
+        assertEquals(9, all.size(), "8 webhooks, one of them twice (after its 429), the duplicate never");
+        long refusedAt = all.stream().filter(c -> c[1] == 429).findFirst().orElseThrow()[0];
+        // calls of the 429's own window may already be under way; none starts later within the Retry-After
+        assertTrue(all.stream().noneMatch(c -> c[0] > refusedAt + 150 && c[0] < refusedAt + 600 - 20),
+                "no call during the provider's Retry-After");
+        all.sort((a, b) -> Long.compare(a[0], b[0]));
+        // 9 calls at 3 per 400 ms need 3 windows: the last starts at least 800 ms after the first
+        assertTrue(all.get(8)[0] - all.get(0)[0] >= 800 - 20, "held to 3 per 400 ms");
+        assertEquals(0, redis().zcard("bull:" + q + ":failed"));
+        assertEquals(0, redis().zcard("bull:" + q + ":completed"), "removeOnComplete");
     }
 }

@@ -14,7 +14,7 @@ import java.util.Map;
  */
 final class BenchConfig {
     static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "cost",
-            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle");
+            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter");
     final Map<String, String> raw;
     final boolean quick;
     final String host;
@@ -56,6 +56,10 @@ final class BenchConfig {
     final int depthNProcess;
     final int depthProbes;
     final int idleSeconds;
+    // limiter mode (no Node counterpart yet)
+    final int limiterMax;
+    final int limiterWindows;
+    final int limiterConc;
 
     BenchConfig(String[] args, Map<String, String> env) {
         raw = parse(args);
@@ -99,6 +103,9 @@ final class BenchConfig {
         depthNProcess = num("depth-n-process", quick ? 2000 : 100_000);
         depthProbes = num("depth-probes", quick ? 100 : 500);
         idleSeconds = num("idle-s", quick ? 30 : 60);
+        limiterMax = num("limiter-max", 1000);
+        limiterWindows = num("limiter-windows", quick ? 3 : 10);
+        limiterConc = num("limiter-conc", 50);
         for (String m : modes) {
             if (!KNOWN_MODES.contains(m)) {
                 throw new IllegalArgumentException("unknown mode " + m + "; known: " + String.join(",", KNOWN_MODES));

@@ -61,6 +61,7 @@ public final class BenchMain {
                     case "scale-delayed" -> scale.delayed();
                     case "scale-depth" -> scale.depth();
                     case "idle" -> scale.idle();
+                    case "limiter" -> scale.limiter();
                     default -> throw new IllegalArgumentException("unknown mode " + mode); // BenchConfig checked
                 }
             }

@@ -81,6 +81,16 @@ final class ScaleModes {
         }
     }
 
+    /** The rate limiter's accuracy and its cost while limited (issue 10). */
+    void limiter() throws Exception {
+        LimiterRuns limiter = new LimiterRuns(b);
+        List<Run> rs = b.repeat("limiter " + cfg.limiterMax + "/s c=" + cfg.limiterConc, cfg.scaleRuns,
+                () -> limiter.accuracy(cfg.limiterMax, cfg.limiterWindows, cfg.limiterConc), null);
+        b.emitter.emit("limiter", "max" + cfg.limiterMax + "-c" + cfg.limiterConc, Modes.params("max",
+                cfg.limiterMax, "duration_ms", 1000, "windows", cfg.limiterWindows, "concurrency", cfg.limiterConc,
+                "retention", "keep", "processor", "job -> null"), rs, Map.of());
+    }
+
     void idle() throws Exception {
         Map<String, Object> perCommand = new LinkedHashMap<>();
         List<Run> rs = b.repeat("idle worker " + cfg.idleSeconds + " s", cfg.scaleRuns,

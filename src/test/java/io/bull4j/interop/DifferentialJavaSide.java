@@ -258,10 +258,21 @@ final class DifferentialJavaSide {
                 case "keepLogs" -> b.keepLogs(v.asInt());
                 case "timestamp" -> b.timestamp(Instant.ofEpochMilli(v.asLong()));
                 case "stackTraceLimit" -> b.stackTraceLimit(v.asInt());
+                case "deduplication" -> b.deduplication(deduplication(v));
                 default -> throw new IllegalArgumentException("the Java driver does not know option " + e.getKey());
             }
         }
         return b.build();
+    }
+
+    private static io.bull4j.Deduplication deduplication(JsonNode v) {
+        io.bull4j.Deduplication.Builder d = io.bull4j.Deduplication.builder(v.get("id").asText())
+                .extend(v.path("extend").asBoolean()).replace(v.path("replace").asBoolean())
+                .reschedule(v.path("reschedule").asBoolean()).keepLastIfActive(v.path("keepLastIfActive").asBoolean());
+        if (v.has("ttl")) {
+            d.ttl(Duration.ofMillis(v.get("ttl").asLong()));
+        }
+        return d.build();
     }
 
     private static Backoff backoff(JsonNode v) {

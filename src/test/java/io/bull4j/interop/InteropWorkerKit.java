@@ -285,6 +285,17 @@ final class InteropWorkerKit {
             return new ArrayList<>(seen);
         }
 
+        /** Reads lines until {@code n} lines of this event were seen in all; returns them. */
+        List<JsonNode> awaitCount(String ev, int n) {
+            Predicate<JsonNode> match = matches(ev, null);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (seen.stream().filter(match).count() < n) {
+                long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+                seen.add(process.awaitLine(Duration.ofMillis(left)));
+            }
+            return seen.stream().filter(match).toList();
+        }
+
         /** SIGKILL, as a crash. */
         void kill() {
             process.kill();

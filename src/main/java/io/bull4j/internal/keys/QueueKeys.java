@@ -79,6 +79,10 @@ public final class QueueKeys {
     public String events() { return base + "events"; }
     public String id() { return base + "id"; }
     public String marker() { return base + "marker"; }
+    /** A deduplication window's owner: {@code de:<id>}. */
+    public String dedup(String dedupId) { return base + "de:" + dedupId; }
+    /** The add kept for when a deduplication owner finishes (keepLastIfActive): {@code dn:<id>}. */
+    public String dedupNext(String dedupId) { return base + "dn:" + dedupId; }
     /** The job schedulers ZSET; {@code repeat():<id>} is a scheduler hash. */
     public String repeat() { return base + "repeat"; }
 

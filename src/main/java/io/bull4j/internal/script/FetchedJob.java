@@ -6,29 +6,33 @@ import java.util.Map;
 
 /** What a fetch returned: a job's id and hash, or none and the due time of the next delayed job (0 if none). */
 public final class FetchedJob {
-    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0, 0);
+    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0, 0, 0);
 
     private final String id;
     private final Map<String, String> fields;
     private final long nextDelayedMs;
     private final long readyCount;
+    private final long rateLimitMs;
 
-    private FetchedJob(String id, Map<String, String> fields, long nextDelayedMs, long readyCount) {
+    private FetchedJob(String id, Map<String, String> fields, long nextDelayedMs, long readyCount,
+                       long rateLimitMs) {
         this.id = id;
         this.fields = fields;
         this.nextDelayedMs = nextDelayedMs;
         this.readyCount = readyCount;
+        this.rateLimitMs = rateLimitMs;
     }
 
     /** Parses {fields, id, 0, 0, readyCount} or {0, 0, rateLimitMs, nextDelayedMs}. */
     static FetchedJob parse(List<Object> reply) {
         Object id = reply.get(1);
         if (!(id instanceof String)) {
+            long limited = reply.size() > 2 && reply.get(2) instanceof Long ? (Long) reply.get(2) : 0;
             long next = reply.size() > 3 && reply.get(3) instanceof Long ? (Long) reply.get(3) : 0;
-            return next == 0 ? NONE : new FetchedJob(null, Map.of(), next, 0);
+            return next == 0 && limited <= 0 ? NONE : new FetchedJob(null, Map.of(), next, 0, Math.max(limited, 0));
         }
         long ready = reply.size() > 4 && reply.get(4) instanceof Long ? (Long) reply.get(4) : 0;
-        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0, ready);
+        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0, ready, 0);
     }
 
     static Map<String, String> pairs(List<?> flat) {
@@ -53,6 +57,11 @@ public final class FetchedJob {
 
     public long nextDelayedMs() {
         return nextDelayedMs;
+    }
+
+    /** Without a job: the ms until the rate limit's window ends (0 when the fetch was not rate limited). */
+    public long rateLimitMs() {
+        return rateLimitMs;
     }
 
     /** With a job: how many more jobs were ready to take just after it (a hint; the queue may change at once). */

@@ -20,7 +20,20 @@ public final class MoveToActive {
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, long now, String token,
                                                     long lockMs, String workerName) {
+        return run(runner, k, now, token, lockMs, workerName, 0, 0);
+    }
+
+    /** With the worker's rate limiter: at most {@code limiterMax} jobs per window (0: the worker has none). */
+    public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, long now, String token,
+                                                    long lockMs, String workerName, long limiterMax,
+                                                    long limiterDurationMs) {
         return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k), k.base(), Long.toString(now), token,
-                Long.toString(lockMs), workerName == null ? "" : workerName).thenApply(FetchedJob::parse);
+                Long.toString(lockMs), workerName == null ? "" : workerName, limiterArg(limiterMax),
+                limiterArg(limiterDurationMs)).thenApply(FetchedJob::parse);
+    }
+
+    /** A limiter value as the scripts take it: "" for none. */
+    static String limiterArg(long value) {
+        return value > 0 ? Long.toString(value) : "";
     }
 }

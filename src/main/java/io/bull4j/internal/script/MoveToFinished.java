@@ -31,6 +31,9 @@ public final class MoveToFinished {
         public String nextToken;
         public long lockMs;
         public String workerName;
+        /** The worker's rate limiter for the next fetch; 0 when it has none. */
+        public long limiterMax;
+        public long limiterDurationMs;
     }
 
     private MoveToFinished() {
@@ -49,7 +52,8 @@ public final class MoveToFinished {
                 r.stacktrace == null ? "" : r.stacktrace, Integer.toString(r.keepCount),
                 Long.toString(r.keepAgeMs), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
                 r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
-                r.workerName == null ? "" : r.workerName)
+                r.workerName == null ? "" : r.workerName, MoveToActive.limiterArg(r.limiterMax),
+                MoveToActive.limiterArg(r.limiterDurationMs))
                 .thenApply(reply -> {
                     if (reply.size() == 1) {
                         throw ScriptErrors.error((Long) reply.get(0), k.name(), r.jobId,

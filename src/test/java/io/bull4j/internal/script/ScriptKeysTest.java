@@ -52,7 +52,7 @@ class ScriptKeysTest {
         long now = System.currentTimeMillis();
         m.put("addJob", () -> AddJob.run(runner, K, List.of(new AddJob.Spec(null, "n", now, "{}", "{}", 0, 0,
                 false))));
-        m.put("moveToActive", () -> MoveToActive.run(runner, K, now, "t:1", 1000, null));
+        m.put("moveToActive", () -> MoveToActive.run(runner, K, now, "t:1", 1000, null, 10, 1000));
         MoveToFinished.Request r = new MoveToFinished.Request();
         r.jobId = "missing";
         r.token = "t:1";
@@ -91,6 +91,10 @@ class ScriptKeysTest {
         m.put("cleanJobsInSet", () -> CleanJobsInSet.run(runner, K, "completed", now, 0));
         m.put("moveJobsToWait", () -> MoveJobsToWait.run(runner, K, "failed", 10, Long.toString(now)));
         m.put("obliterate", () -> Obliterate.run(runner, K, 100, true));
+        m.put("moveLimitedToWait", () -> MoveLimitedToWait.run(runner, K, "missing", "t:1"));
+        m.put("getRateLimitTtl", () -> RateLimits.ttl(runner, K, 0));
+        m.put("isMaxed", () -> RateLimits.isMaxed(runner, K));
+        m.put("removeDeduplicationKey", () -> RemoveDeduplicationKey.run(runner, K, "d", "missing"));
         return m;
     }
 

@@ -1,0 +1,111 @@
+package io.bull4j.bench;
+
+import io.bull4j.Bull4jConnection;
+import io.bull4j.Queue;
+import io.bull4j.Worker;
+import io.bull4j.WorkerOptions;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The rate limiter's accuracy (issue 10): one worker limited to {@code max} jobs per second at {@code concurrency},
+ * over {@code windows} one-second windows, then its cost while a manual limit holds it. No Node counterpart yet.
+ */
+final class LimiterRuns {
+    private final Bench b;
+
+    LimiterRuns(Bench b) {
+        this.b = b;
+    }
+
+    /**
+     * Prefills {@code max * (windows + 2)} jobs and processes them with an empty processor. The limiter's windows
+     * are rebuilt from the jobs' {@code processedOn} (the time of the fetch that counted them; the processor may
+     * start later on a busy machine): a window opens at the first fetch after the last one closed. The first
+     * window is left out (start-up), the next {@code windows} are measured.
+     */
+    Run accuracy(int max, int windows, int concurrency) throws Exception {
+        b.admin.flush();
+        String name = "bench-limiter";
+        int n = max * (windows + 2);
+        CountDownLatch done = new CountDownLatch(n);
+        try (Bull4jConnection qc = b.connect(); Bull4jConnection wc = b.connect(); Queue queue = b.queue(name, qc)) {
+            b.addBulkAll(queue, n, i -> null);
+            Measure.Snapshot m = b.measure.begin();
+            Worker worker = new Worker(name, job -> {
+                done.countDown();
+                return null;
+            }, WorkerOptions.builder().connection(wc).concurrency(concurrency).limiter(max, Duration.ofSeconds(1))
+                    .build());
+            try {
+                if (!done.await(windows * 3L + 30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("limiter run did not finish: " + done.getCount() + " left");
+                }
+                Run cost = b.measure.end(m, n, System.nanoTime());
+                List<Long> fetched = new ArrayList<>(n);
+                for (int id = 1; id <= n; id++) {
+                    fetched.add(Long.parseLong(b.admin.sync.hget("bull:" + name + ":" + id, "processedOn")));
+                }
+                List<long[]> perWindow = perWindow(fetched, 1000L); // {start ms, count}
+                int last = Math.min(perWindow.size() - 1, windows + 1); // the window after the measured ones
+                List<Integer> measured = perWindow.subList(1, last).stream().map(w -> (int) w[1]).toList();
+                long span = perWindow.get(last)[0] - perWindow.get(1)[0];
+                Run r = new Run().put("jobs", n).put("windows", measured.size());
+                // the rate over the measured windows, from the first fetch of the first to that of the next
+                r.put("jobs_per_s", measured.stream().mapToInt(Integer::intValue).sum() * 1000.0 / span);
+                r.put("window_mean", measured.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN));
+                r.put("window_min", Collections.min(measured)).put("window_max", Collections.max(measured));
+                r.put("windows_over_max", measured.stream().filter(c -> c > max).count());
+                r.put("max_deviation_pct", 100.0 * measured.stream().mapToInt(c -> Math.abs(c - max)).max()
+                        .orElse(0) / max);
+                r.put("node_cpu_us_per_job", cost.get("node_cpu_us_per_job"))
+                        .put("redis_cpu_us_per_job", cost.get("redis_cpu_us_per_job"));
+                r.putAll(idleWhileLimited(queue));
+                return r;
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    /**
+     * The worker just finished; a manual limit of 10 s now holds it with jobs waiting. Its CPU and the Redis
+     * commands it causes over 5 s of that.
+     */
+    private Run idleWhileLimited(Queue queue) throws Exception {
+        queue.rateLimit(Duration.ofSeconds(10));
+        for (int i = 0; i < 10; i++) {
+            queue.add("bench", Map.of("i", i));
+        }
+        Sleep.ms(500);
+        Measure.Snapshot m = b.measure.begin();
+        Sleep.ms(5000);
+        Run cost = b.measure.end(m, 1, System.nanoTime());
+        double wall = cost.get("wall_s");
+        long calls = cost.cmdstats.values().stream().mapToLong(v -> v[0]).sum();
+        return new Run().put("limited_jvm_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / wall)
+                .put("limited_redis_cmds_per_s", calls / wall)
+                .put("limited_redis_cpu_ms_per_s", cost.get("redis_cpu_s") * 1000 / wall);
+    }
+
+    /** The limiter's windows, rebuilt greedily from the sorted fetch times (ms): {start, count} each. */
+    static List<long[]> perWindow(List<Long> starts, long windowMs) {
+        Collections.sort(starts);
+        List<long[]> windows = new ArrayList<>();
+        long end = 0;
+        for (long s : starts) {
+            if (windows.isEmpty() || s >= end) {
+                windows.add(new long[] {s, 0});
+                end = s + windowMs;
+            }
+            windows.get(windows.size() - 1)[1]++;
+        }
+        return windows;
+    }
+}
