@@ -1,0 +1,182 @@
+package io.bull4j.chaos;
+
+import io.bull4j.chaos.Checker.Verdict;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One chaos run: a Redis with AOF, a fleet of worker processes, a producer adding jobs, and a nemesis injecting
+ * faults for a fixed time; then every fault is healed, the queue is drained (a bounded wait), the workers stop
+ * gracefully, and the checkers read the histories and the final state. Everything it wrote stays in its run
+ * directory under {@code target/chaos/} for a post-mortem.
+ */
+final class ChaosRun {
+    /** What a run is made of. */
+    record Plan(String scenario, Engine engine, WorkerSettings settings, int workers, int jobs, int addsPerSecond,
+                Duration faultTime, String appendfsync, String maxmemory, long seed) {
+        Plan withEngine(Engine e) {
+            return new Plan(scenario, e, settings, workers, jobs, addsPerSecond, faultTime, appendfsync, maxmemory,
+                    seed);
+        }
+    }
+
+    /** The result: the plan, the checkers' figures, and where the histories are. */
+    record Result(Plan plan, Verdict verdict, Path dir) {
+    }
+
+    /** What a nemesis can act on, with its own seeded randomness and clock. */
+    static final class Faults {
+        final WorkerFleet fleet;
+        final ChaosRedis redis;
+        final History log;
+        final Random random;
+        final WorkerSettings settings;
+        private final long deadline;
+
+        Faults(WorkerFleet fleet, ChaosRedis redis, History log, Random random, WorkerSettings settings,
+               Duration time) {
+            this.fleet = fleet;
+            this.redis = redis;
+            this.log = log;
+            this.random = random;
+            this.settings = settings;
+            this.deadline = System.nanoTime() + time.toNanos();
+        }
+
+        boolean timeLeft() {
+            return System.nanoTime() < deadline;
+        }
+
+        /** Waits out a part of the fault schedule (the schedule is the point: nothing is being waited for). */
+        void hold(Duration d) {
+            long until = System.nanoTime() + d.toNanos();
+            for (long left; (left = until - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(left);
+            }
+        }
+
+        /** Polls until the slot's process has written READY; fails the run if it never does. */
+        void awaitReady(int slot, Duration limit) {
+            long until = System.nanoTime() + limit.toNanos();
+            while (!fleet.isReady(slot)) {
+                if (System.nanoTime() > until) {
+                    throw new IllegalStateException("worker slot " + (slot + 1) + " not ready within " + limit);
+                }
+                LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            }
+        }
+
+        /** A Redis-side fault spanning {@code action}, recorded as FAULT_BEGIN / FAULT_END of {@code kind}. */
+        void redisFault(String kind, Runnable action) {
+            log.append("FAULT_BEGIN", "kind", kind);
+            try {
+                action.run();
+            } finally {
+                log.append("FAULT_END", "kind", kind);
+            }
+        }
+    }
+
+    private ChaosRun() {
+    }
+
+    static Result execute(Plan plan, Nemesis nemesis) throws Exception {
+        Path dir = runDir(plan);
+        String queue = "chaos-" + plan.scenario().replaceAll("[^a-z0-9]+", "-");
+        try (History faults = new History(dir.resolve("faults.jsonl"));
+             History producerLog = new History(dir.resolve("producer.jsonl"));
+             ChaosRedis redis = ChaosRedis.start(dir, plan.appendfsync(), plan.maxmemory())) {
+            faults.append("PLAN", "plan", plan.toString(), "redisPort", redis.port());
+            WorkerFleet fleet = new WorkerFleet(plan.engine(), plan.settings(), redis.uri(), queue, plan.workers(),
+                    dir, faults);
+            try (Producer producer = new Producer(redis.uri(), queue, producerLog, plan.jobs(), plan.addsPerSecond(),
+                    plan.seed())) {
+                fleet.startAll();
+                producer.start();
+                Faults f = new Faults(fleet, redis, faults, new Random(plan.seed()), plan.settings(),
+                        plan.faultTime());
+                faults.append("NEMESIS_START");
+                nemesis.run(f);
+                faults.append("NEMESIS_END");
+                heal(fleet, redis, faults);
+                producer.stop();
+                producer.awaitFinished(Duration.ofSeconds(30));
+                faults.append("PRODUCER_END", "invoked", producer.invoked());
+                awaitDrained(redis.admin(), queue, drainLimit(plan.settings()));
+                faults.append("DRAINED");
+            } finally {
+                fleet.close();
+            }
+            FinalState end = FinalState.read(redis.admin(), queue);
+            Verdict verdict = new Checker(HistoryLog.read(dir), end).check();
+            Files.writeString(dir.resolve("verdict.txt"), plan + "\n" + verdict + "\n"
+                    + String.join("\n", verdict.violations()) + "\n");
+            Result result = new Result(plan, verdict, dir);
+            ChaosReport.record(result);
+            return result;
+        }
+    }
+
+    /** After the last fault: every paused process resumed, every dead slot restarted, Redis up. */
+    private static void heal(WorkerFleet fleet, ChaosRedis redis, History faults) {
+        if (!redis.isRunning()) {
+            redis.restart();
+            faults.append("FAULT_END", "kind", "redis down at the end");
+        }
+        for (int i = 0; i < fleet.size(); i++) {
+            ChaosProcess p = fleet.process(i);
+            if (p.isAlive()) {
+                p.sigcont(); // harmless when it runs
+            } else {
+                fleet.spawn(i);
+            }
+        }
+    }
+
+    /** A killed worker's last job needs its lock to expire and two stalled checks; then it runs for up to 2 s. */
+    private static Duration drainLimit(WorkerSettings s) {
+        return Duration.ofMillis(s.lockMs() + 2 * s.stalledMs() + 60_000);
+    }
+
+    /**
+     * Polls until no job is waiting, delayed or active (the producer has stopped, so nothing else will come), or the
+     * limit passes; the checkers then report what did not finish. A job that vanished from every state does not
+     * hold the wait up: the checkers count it as lost.
+     */
+    private static void awaitDrained(RedisCommands<String, String> redis, String queue, Duration limit) {
+        String base = "bull:" + queue + ":";
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                long open = redis.llen(base + "wait") + redis.llen(base + "active") + redis.llen(base + "paused")
+                        + redis.zcard(base + "delayed") + redis.zcard(base + "prioritized");
+                if (open == 0) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // Redis may still be coming back: poll again
+            }
+            LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
+        }
+    }
+
+    private static Path runDir(Plan plan) {
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("MMdd-HHmmss"));
+        Path dir = Path.of("target", "chaos", stamp + "-" + plan.scenario().replaceAll("[^a-zA-Z0-9]+", "-") + "-"
+                + plan.engine().name().toLowerCase() + "-l" + plan.settings().lockMs());
+        try {
+            return Files.createDirectories(dir).toAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.bull4j.chaos;
+
+import io.bull4j.Bull4jConnection;
+import io.bull4j.Job;
+import io.bull4j.JobException;
+import io.bull4j.Worker;
+import io.bull4j.WorkerListener;
+import io.bull4j.WorkerOptions;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A bull4j worker as a child JVM of the chaos suite. Each job's data says how long it works ({@code ms}); the
+ * processor records START before and END after that work, and the listeners record outcomes and lost locks,
+ * all in this process's history (see {@link History}; chaos-worker.mjs writes the same lines for BullMQ).
+ * SIGTERM closes the worker gracefully (running jobs finish) before the JVM exits.
+ * Args: redisUri queue concurrency lockMs stalledMs maxStalledCount historyFile processName
+ */
+public final class ChaosWorkerMain {
+    public static void main(String[] args) throws Exception {
+        String uri = args[0];
+        String queue = args[1];
+        WorkerOptions.Builder opts = WorkerOptions.builder()
+                .concurrency(Integer.parseInt(args[2]))
+                .lockDuration(Duration.ofMillis(Long.parseLong(args[3])))
+                .stalledInterval(Duration.ofMillis(Long.parseLong(args[4])))
+                .maxStalledCount(Integer.parseInt(args[5]));
+        History history = new History(Path.of(args[6]));
+        String proc = args[7];
+        history.append("BOOT", "proc", proc, "pid", ProcessHandle.current().pid(), "engine", "bull4j");
+
+        Bull4jConnection redis = Bull4jConnection.create(uri);
+        Worker worker = new Worker(queue, job -> work(job, history), opts.connection(redis).build(),
+                new Recorder(history));
+        CountDownLatch closed = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            history.append("CLOSING");
+            worker.close();
+            redis.close();
+            history.append("CLOSED");
+            closed.countDown();
+        }, "chaos-worker-close"));
+        history.append("READY");
+        closed.await();
+    }
+
+    private static Object work(Job job, History history) throws InterruptedException {
+        history.append("START", "job", job.id(), "token", job.token(), "ats", job.attemptsStarted(),
+                "atm", job.attemptsMade());
+        @SuppressWarnings("unchecked")
+        Number ms = (Number) ((Map<String, Object>) job.data()).get("ms");
+        // the job's work: long enough that kills and pauses land while jobs run
+        Thread.sleep(ms.longValue());
+        history.append("END", "job", job.id(), "token", job.token());
+        return Map.of("ok", true);
+    }
+
+    /** Outcomes as the worker reports them. */
+    private record Recorder(History history) implements WorkerListener {
+        @Override
+        public void onCompleted(Job job, Object result) {
+            history.append("DONE", "job", job.id(), "token", job.token());
+        }
+
+        @Override
+        public void onFailed(Job job, Throwable error) {
+            history.append("FAILED", "job", job.id(), "token", job.token(),
+                    "reason", String.valueOf(error.getMessage()));
+        }
+
+        @Override
+        public void onStalled(String jobId) {
+            history.append("STALLED", "job", jobId);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            if (error instanceof JobException je && je.jobId() != null) {
+                // a renewal that found the lock gone, or a finish that Redis refused (the token check)
+                history.append("LOCK_LOST", "job", je.jobId(), "reason", je.reason().name(),
+                        "msg", String.valueOf(je.getMessage()));
+            } else {
+                history.append("ERROR", "msg", String.valueOf(error));
+            }
+        }
+    }
+}

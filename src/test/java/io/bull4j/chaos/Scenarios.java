@@ -1,0 +1,157 @@
+package io.bull4j.chaos;
+
+import java.time.Duration;
+
+/** The nemeses of the chaos suite, one per fault kind. Each runs until its fault time is up. */
+final class Scenarios {
+    private Scenarios() {
+    }
+
+    /** kill -9 of a random running worker every {@code every}; its slot is restarted 1 s later. */
+    static Nemesis workerKill9(Duration every) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(every.minusSeconds(1));
+                int slot = f.fleet.randomReadySlot(f.random);
+                if (slot < 0) {
+                    continue; // every worker is still starting
+                }
+                f.fleet.kill9(slot);
+                f.hold(Duration.ofSeconds(1));
+                f.fleet.spawn(slot);
+            }
+        };
+    }
+
+    /** SIGSTOP of a random worker for {@code pause} (longer than its lock), then SIGCONT; one at a time. */
+    static Nemesis workerPause(Duration pause, Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                int slot = f.fleet.randomReadySlot(f.random);
+                if (slot < 0) {
+                    continue; // every worker is still starting
+                }
+                f.fleet.sigstop(slot);
+                f.hold(pause);
+                f.fleet.sigcont(slot);
+            }
+        };
+    }
+
+    /**
+     * Each worker in turn: SIGTERM, wait for its graceful close, start its successor and wait until it takes jobs
+     * before the next one; a pause between.
+     */
+    static Nemesis rollingRestart(Duration gap) {
+        return f -> {
+            int slot = 0;
+            while (f.timeLeft()) {
+                f.hold(gap);
+                f.fleet.terminate(slot, 30);
+                f.fleet.spawn(slot);
+                f.awaitReady(slot, Duration.ofSeconds(60));
+                slot = (slot + 1) % f.fleet.size();
+            }
+        };
+    }
+
+    /** Redis goes down ({@code SHUTDOWN} or {@code kill -9}) for {@code down}, then restarts on the same AOF. */
+    static Nemesis redisRestart(boolean kill9, Duration down, Duration gap) {
+        String kind = kill9 ? "redis kill -9" : "redis SHUTDOWN";
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                f.redisFault(kind, () -> {
+                    if (kill9) {
+                        f.redis.kill9();
+                    } else {
+                        f.redis.shutdown();
+                    }
+                    f.hold(down);
+                    f.redis.restart();
+                });
+            }
+        };
+    }
+
+    /** {@code SCRIPT FLUSH} every {@code every}: every worker's next script call meets NOSCRIPT. */
+    static Nemesis scriptFlush(Duration every) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(every);
+                f.redisFault("SCRIPT FLUSH", () -> require(f.redis.raw("SCRIPT FLUSH"), "+OK"));
+            }
+        };
+    }
+
+    /**
+     * A {@code CLIENT KILL} every {@code every}, cycling through the kinds of connection: the blocked ones (a
+     * worker's {@code BZPOPMIN} connection), the command ones (workers' and the producer's scripts), every normal
+     * connection at once, and the pub/sub ones.
+     */
+    static Nemesis clientKill(Duration every) {
+        String[] targets = {"blocking", "commands", "normal", "pubsub"};
+        return f -> {
+            int i = 0;
+            while (f.timeLeft()) {
+                f.hold(every);
+                String target = targets[i++ % targets.length];
+                f.redisFault("CLIENT KILL " + target,
+                        () -> f.log.append("CLIENTS_KILLED", "target", target, "count", killClients(f.redis, target)));
+            }
+        };
+    }
+
+    /** Returns how many connections were killed. */
+    private static int killClients(ChaosRedis redis, String target) {
+        if (target.equals("normal") || target.equals("pubsub")) {
+            String reply = redis.raw("CLIENT KILL TYPE " + target);
+            require(reply, ":");
+            return Integer.parseInt(reply.substring(1));
+        }
+        int killed = 0;
+        for (String client : redis.admin().clientList().split("\n")) {
+            String cmd = field(client, "cmd");
+            boolean blocking = "bzpopmin".equals(cmd);
+            boolean ordinary = blocking || "N".equals(field(client, "flags"));
+            if (cmd == null || cmd.startsWith("client") || !ordinary) {
+                continue; // this admin connection, or a pub/sub or replica one
+            }
+            if (blocking == target.equals("blocking")
+                    && ":1".equals(redis.raw("CLIENT KILL ID " + field(client, "id")))) {
+                killed++;
+            }
+        }
+        return killed;
+    }
+
+    /** One {@code name=value} field of a CLIENT LIST line. */
+    private static String field(String clientLine, String name) {
+        for (String kv : clientLine.trim().split(" ")) {
+            if (kv.startsWith(name + "=")) {
+                return kv.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+
+    /** {@code CLIENT PAUSE <ms> WRITE}: writes wait on the server side for {@code pause}. */
+    static Nemesis clientPause(Duration pause, Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                f.redisFault("CLIENT PAUSE WRITE", () -> {
+                    require(f.redis.raw("CLIENT PAUSE " + pause.toMillis() + " WRITE"), "+OK");
+                    f.hold(pause);
+                });
+            }
+        };
+    }
+
+    private static void require(String reply, String prefix) {
+        if (reply == null || !reply.startsWith(prefix)) {
+            throw new IllegalStateException("Redis answered " + reply + ", expected " + prefix + "...");
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.bull4j.chaos;
+
+/** The worker options a run uses, the same for both engines. */
+record WorkerSettings(String label, int concurrency, long lockMs, long stalledMs, int maxStalledCount) {
+    /** The libraries' defaults: 30 s locks, a stalled check every 30 s, one stall allowed. */
+    static WorkerSettings defaults(int concurrency) {
+        return new WorkerSettings("defaults (lock 30 s, stalled 30 s)", concurrency, 30_000, 30_000, 1);
+    }
+
+    /** 5 s locks with a 5 s stalled check, one stall allowed. */
+    static WorkerSettings fiveSecondLocks(int concurrency) {
+        return new WorkerSettings("lock 5 s, stalled 5 s", concurrency, 5_000, 5_000, 1);
+    }
+
+    /** The longest a killed worker's job may wait for its restart under the target: the lock + 2 s. */
+    long recoveryTargetMs() {
+        return lockMs + 2_000;
+    }
+}
