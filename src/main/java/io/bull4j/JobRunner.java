@@ -334,8 +334,10 @@ final class JobRunner {
                 if (!locks.mayStillHold(job.id(), job.token())) {
                     throw e;
                 }
-                log.info("{} of job {} (queue {}) failed ({}); trying again while its lock can still be held",
-                        what, job.id(), ctx.name(), e.getMessage());
+                if (attempt == 1) { // once per finish: a long outage would otherwise log every pause
+                    log.info("{} of job {} (queue {}) failed ({}); trying again while its lock can still be held",
+                            what, job.id(), ctx.name(), e.getMessage());
+                }
                 locks.track(job.id(), job.token()); // renewed between tries: the lock must not expire meanwhile
                 try {
                     pause(Math.min(RETRY_PAUSE_MAX_MS, 50L * attempt));
