@@ -13,9 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -30,27 +27,7 @@ public final class Await {
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 
-    /**
-     * One daemon thread for the whole JVM (while calls are made) arms the bound of every call (as the JDK's own delayer does for
-     * CompletableFuture.orTimeout): arming and disarming are a heap insert and remove, with no thread hand-off,
-     * and a timeout's callbacks run on the common pool, never on this thread.
-     */
-    private static final ScheduledThreadPoolExecutor TIMER = timer();
-
     private Await() {
-    }
-
-    private static ScheduledThreadPoolExecutor timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "bull4j-call-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        // the thread ends after a second without calls, so that closing every bull4j object leaves no thread behind
-        timer.setKeepAliveTime(1, TimeUnit.SECONDS);
-        timer.allowCoreThreadTimeOut(true);
-        return timer;
     }
 
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
@@ -68,19 +45,21 @@ public final class Await {
     }
 
     /**
-     * A future that completes like {@code future}, translated, or at the latest after {@code budget} with a
-     * {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to cancel the command in flight).
+     * A future that completes like {@code future}, translated, or at the latest after {@code budget} (plus at most
+     * one {@link CallBounds} tick) with a {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to
+     * cancel the command in flight).
      */
     public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
                                                   Runnable onTimeout) {
         CompletableFuture<T> bounded = new CompletableFuture<>();
-        ScheduledFuture<?> alarm = TIMER.schedule(() -> ForkJoinPool.commonPool().execute(() -> {
+        // armed on the JVM-wide timer (CallBounds): the bound fires no earlier than budget, at most a tick later
+        CallBounds.Bound alarm = CallBounds.arm(budget.toMillis(), () -> {
             if (bounded.completeExceptionally(timedOut(what, budget, null))) {
                 onTimeout.run();
             }
-        }), budget.toMillis(), TimeUnit.MILLISECONDS);
+        });
         future.whenComplete((value, error) -> {
-            alarm.cancel(false);
+            alarm.cancel();
             if (error == null) {
                 bounded.complete(value);
             } else {
