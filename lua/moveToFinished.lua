@@ -46,7 +46,8 @@ local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
 local jobKey = base .. jobId
 -- everything this script reads from the job is checked before its first write
-local problem = jobProblem(jobKey, "atm")
+-- (one read: the check's HMGET also brings deid, which tells whether the job owns a deduplication window)
+local problem, jobFields = readSoundJob(jobKey, 1, "atm", "deid")
 if problem == "missing" then
   return {-1}
 end
@@ -63,8 +64,6 @@ if problem then
   setAsideDamaged(jobKey, jobId, KEYS[11], KEYS[3], readMeta(KEYS[5]).maxLen, "active", problem, now)
   return {-20}
 end
--- one read tells whether the job owns a deduplication window
-local jobFields = redis.call("HMGET", jobKey, "name", "deid")
 local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
 if lock ~= 0 then
   return {lock}
