@@ -72,7 +72,8 @@ if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
   return {-3}
 end
 
-local meta = readMeta(KEYS[5])
+-- when the next job is fetched, the limiter's fields come with this read (readLimits below)
+local meta = ARGV[11] == "1" and readMeta(KEYS[5], "max", "duration") or readMeta(KEYS[5])
 local maxLen = meta.maxLen -- every XADD below caps the stream, so no separate XTRIM is needed
 local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 local completed = ARGV[5] == "completed"
