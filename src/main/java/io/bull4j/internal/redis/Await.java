@@ -112,20 +112,22 @@ public final class Await {
             return new RedisNotAppliedException(what + ": reached Redis after its deadline and was refused there "
                     + "before any write", t);
         }
+        if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
+            // an error reply: Redis ran the command, which refused before writing (bull4j's scripts check first)
+            return new RedisException(what + ": " + message, t, false);
+        }
         if (t instanceof io.lettuce.core.RedisException) {
             for (String notSent : NOT_SENT) {
                 if (message.startsWith(notSent)) {
                     return new RedisNotAppliedException(what + ": not sent: " + message, t);
                 }
             }
-            if (!(t instanceof io.lettuce.core.RedisCommandExecutionException)) {
-                // the connection broke with the command written or about to be: Lettuce does not re-send it
-                return new RedisOutcomeUnknownException(what + ": " + message, t, false);
-            }
         }
         if (t instanceof CancellationException) {
             return new RedisOutcomeUnknownException(what + ": cancelled", t, false);
         }
-        return new RedisException(what + ": " + message, t, false);
+        // anything else is the transport failing (connection reset, channel closed, an encoder or Netty error)
+        // with the command written or about to be: Lettuce does not re-send it, but it may have been applied
+        return new RedisOutcomeUnknownException(what + ": " + message, t, false);
     }
 }
