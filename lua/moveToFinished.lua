@@ -46,7 +46,8 @@ local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
 local jobKey = base .. jobId
 -- everything this script reads from the job is checked before its first write
-local problem = jobProblem(jobKey, "atm")
+-- (one read: the check's HMGET also brings deid, which tells whether the job owns a deduplication window)
+local problem, jobFields = readSoundJob(jobKey, 1, "atm", "deid")
 if problem == "missing" then
   return {-1}
 end
@@ -63,8 +64,6 @@ if problem then
   setAsideDamaged(jobKey, jobId, KEYS[11], KEYS[3], readMeta(KEYS[5]).maxLen, "active", problem, now)
   return {-20}
 end
--- one read tells whether the job owns a deduplication window
-local jobFields = redis.call("HMGET", jobKey, "name", "deid")
 local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
 if lock ~= 0 then
   return {lock}
@@ -73,7 +72,8 @@ if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
   return {-3}
 end
 
-local meta = readMeta(KEYS[5])
+-- when the next job is fetched, the limiter's fields come with this read (readLimits below)
+local meta = ARGV[11] == "1" and readMeta(KEYS[5], "max", "duration") or readMeta(KEYS[5])
 local maxLen = meta.maxLen -- every XADD below caps the stream, so no separate XTRIM is needed
 local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 local completed = ARGV[5] == "completed"

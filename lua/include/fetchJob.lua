@@ -47,8 +47,12 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   end
   local jobId, from = popReady(k)
   local jobKey = jobId and base .. jobId
-  -- a damaged job is never started (a partial hash written here would loop through the stalled check forever)
-  local problem = jobId and jobProblem(jobKey, "ats")
+  -- a damaged job is never started (a partial hash written here would loop through the stalled check forever);
+  -- the check's read is the job's fields the reply carries, kept up to date below instead of read again
+  local problem, fields
+  if jobId then
+    problem, fields = readJobToStart(jobKey)
+  end
   local skipped = 0
   while problem do
     redis.call("LREM", k.active, -1, jobId)
@@ -59,7 +63,10 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     end
     jobId, from = popReady(k)
     jobKey = jobId and base .. jobId
-    problem = jobId and jobProblem(jobKey, "ats")
+    problem = nil
+    if jobId then
+      problem, fields = readJobToStart(jobKey)
+    end
   end
   if not jobId then
     redis.call("DEL", k.pc)
@@ -73,12 +80,16 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   countTowardsLimit(base .. "limiter", jobKey, meta) -- rate limit (see rateLimit.lua)
   redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "active", "jobId", jobId,
     "prev", "waiting")
+  -- the text Redis stores for a numeric argument, so that the reply and the hash say the same
+  local startedOn = string.format("%.17g", now)
   if workerName ~= "" then
-    redis.call("HSET", jobKey, "processedOn", now, "pb", workerName)
+    redis.call("HSET", jobKey, "processedOn", startedOn, "pb", workerName)
+    setListedField(fields, "pb", workerName)
   else
-    redis.call("HSET", jobKey, "processedOn", now)
+    redis.call("HSET", jobKey, "processedOn", startedOn)
   end
-  redis.call("HINCRBY", jobKey, "ats", 1)
+  setListedField(fields, "processedOn", startedOn)
+  setListedField(fields, "ats", string.format("%d", redis.call("HINCRBY", jobKey, "ats", 1)))
   -- chain wake-up: another sleeping worker may take the next job; the count lets this worker fetch that many
   -- at once for its free slots (a hint: the prioritized jobs are counted only when wait is empty)
   local ready = redis.call("LLEN", k.wait)
@@ -90,5 +101,5 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   else
     clearReadyMarker(k.marker)
   end
-  return {redis.call("HGETALL", jobKey), jobId, 0, 0, ready}
+  return {fields, jobId, 0, 0, ready}
 end

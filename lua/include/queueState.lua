@@ -13,15 +13,16 @@ local function isPausedOrMaxed(metaKey, activeKey)
 end
 
 -- The meta fields the hot paths need, in one read: paused, global concurrency and the stream cap (written
--- lazily with BullMQ's default when no producer set it).
-local function readMeta(metaKey)
-  local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents")
+-- lazily with BullMQ's default when no producer set it). Further field names may be given: their values (false when
+-- absent) come back in meta.more, from the same read.
+local function readMeta(metaKey, ...)
+  local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents", ...)
   local maxLen = tonumber(f[3])
   if not maxLen then
     redis.call("HSET", metaKey, "opts.maxLenEvents", 10000)
     maxLen = 10000
   end
-  return {paused = f[1] ~= false, concurrency = tonumber(f[2]), maxLen = maxLen}
+  return {paused = f[1] ~= false, concurrency = tonumber(f[2]), maxLen = maxLen, more = {select(4, unpack(f))}}
 end
 
 -- isPausedOrMaxed for meta already read with readMeta.

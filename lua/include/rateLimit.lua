@@ -6,7 +6,8 @@
 -- Adds limitMax and limitDuration to a meta table from readMeta; workerMax/workerDuration are "" when the worker
 -- has no limiter.
 local function readLimits(meta, metaKey, workerMax, workerDuration)
-  local f = redis.call("HMGET", metaKey, "max", "duration")
+  -- read already when readMeta was given "max", "duration" (a read value is never nil: false when absent)
+  local f = meta.more[1] ~= nil and meta.more or redis.call("HMGET", metaKey, "max", "duration")
   meta.limitMax = tonumber(f[1]) or tonumber(workerMax)
   meta.limitDuration = tonumber(workerDuration) or tonumber(f[2])
   return meta
