@@ -19,6 +19,7 @@ final class StalledChecker {
     private final int maxStalledCount;
     private final long intervalMs;
     private final ListenerBus bus;
+    private boolean sweepFailing; // only the scheduler thread sweeps
 
     StalledChecker(QueueContext ctx, int maxStalledCount, long intervalMs, ListenerBus bus) {
         this.ctx = ctx;
@@ -48,10 +49,17 @@ final class StalledChecker {
             r = ctx.await(SweepStalledJobs.run(ctx.scripts(), ctx.keys, ctx.now(), maxStalledCount),
                     "sweepStalledJobs");
         } catch (RuntimeException e) {
-            log.warn("stalled sweep failed for queue {}", ctx.name(), e);
+            // one WARN per outage, not one a second: the listener still hears every failure
+            if (!sweepFailing) {
+                log.warn("stalled sweep failed for queue {} (logged again once it has worked)", ctx.name(), e);
+            } else {
+                log.debug("stalled sweep failed again for queue {}", ctx.name(), e);
+            }
+            sweepFailing = true;
             bus.emit(l -> l.onError(e));
             return List.of();
         }
+        sweepFailing = false;
         if (r.passDue()) {
             return check();
         }
