@@ -125,12 +125,7 @@ public final class Job {
 
     /** Unreadable data fails with a message naming the field and the job, which is what an operator looks for. */
     private <T> T readData(com.fasterxml.jackson.databind.JavaType type) {
-        try {
-            return Json.read(ctx.mapper, dataJson(), type);
-        } catch (Bull4jException e) {
-            throw new JobException(ctx.name(), id, JobException.Reason.BAD_DATA, "job " + id + " of queue "
-                    + ctx.name() + ": field data " + e.getMessage(), e);
-        }
+        return readField("data", dataJson(), type);
     }
 
     /** {@return the job's options as its producer stored them (options bull4j cannot read are left unset)} */
@@ -154,17 +149,34 @@ public final class Job {
      * @param type the class to read it as
      * @param <T> the type of the value
      * @return the value, or null while the job has not completed
-     * @throws Bull4jException when the JSON cannot be read as {@code type}
+     * @throws JobException (reason {@code BAD_DATA}, naming the field and the job) when the JSON cannot be read as
+     *         {@code type}
      */
     public <T> T returnValue(Class<T> type) {
         String json = returnValueJson();
-        return json == null ? null : Json.read(ctx.mapper, json, ctx.mapper.constructType(type));
+        return json == null ? null : readField("returnvalue", json, ctx.mapper.constructType(type));
     }
 
-    /** {@return the last progress reported (a number, or any JSON value as plain Java values); 0 when none was} */
+    /**
+     * The last progress reported (a number, or any JSON value as plain Java values); 0 when none was.
+     *
+     * @return the progress
+     * @throws JobException (reason {@code BAD_DATA}, naming the field and the job) when the stored progress is not JSON
+     */
     public Object progress() {
         String json = fields.get("progress");
-        return json == null || json.isEmpty() ? 0 : Json.read(ctx.mapper, json, ctx.mapper.constructType(Object.class));
+        return json == null || json.isEmpty() ? 0
+                : readField("progress", json, ctx.mapper.constructType(Object.class));
+    }
+
+    /** A stored JSON field read as {@code type}; unreadable, a JobException naming the field and the job. */
+    private <T> T readField(String field, String json, com.fasterxml.jackson.databind.JavaType type) {
+        try {
+            return Json.read(ctx.mapper, json, type);
+        } catch (Bull4jException e) {
+            throw new JobException(ctx.name(), id, JobException.Reason.BAD_DATA, "job " + id + " of queue "
+                    + ctx.name() + ": field " + field + " " + e.getMessage(), e);
+        }
     }
 
     /** {@return the message of the last failed attempt, or null} */

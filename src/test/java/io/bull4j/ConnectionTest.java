@@ -25,7 +25,7 @@ class ConnectionTest {
     void uriSelectsTheDatabase() {
         RedisTestServer server = RedisTestServer.get();
         String q = queueName("db");
-        try (Bull4jConnection db3 = Bull4jConnection.create(server.uri() + "/3");
+        try (Bull4jConnection db3 = Bull4jConnection.create(server.bull4jUri() + "/3");
              Queue queue = new Queue(q, QueueOptions.builder().connection(db3).build())) {
             queue.add("x", Map.of());
         }

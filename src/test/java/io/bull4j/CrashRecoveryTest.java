@@ -26,7 +26,7 @@ class CrashRecoveryTest {
             Job job = queue.add("work", Map.of("n", 1));
 
             String oldToken;
-            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, RedisTestServer.get().uri(), q, "2000",
+            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, RedisTestServer.get().bull4jUri(), q, "2000",
                     "1000")) {
                 String started = child.awaitLine(l -> l.startsWith("STARTED "), 60);
                 oldToken = started.split(" ")[2];

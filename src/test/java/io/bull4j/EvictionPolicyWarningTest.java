@@ -46,7 +46,7 @@ class EvictionPolicyWarningTest {
         try (RedisTestServer server = RedisTestServer.startDedicated()) {
             server.sync().configSet("maxmemory-policy", "allkeys-lru");
             for (int c = 0; c < 2; c++) {
-                try (Bull4jConnection redis = Bull4jConnection.create(server.uri());
+                try (Bull4jConnection redis = Bull4jConnection.create(server.bull4jUri());
                      Queue a = new Queue("a", QueueOptions.builder().connection(redis).build());
                      Queue b = new Queue("b", QueueOptions.builder().connection(redis).build());
                      Worker w = new Worker("a", job -> null,
@@ -63,13 +63,13 @@ class EvictionPolicyWarningTest {
     @Test
     void noWarningWhenTheApplicationOptsOutOrThePolicyIsNoeviction() {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection redis = Bull4jConnection.create(server.uri())) {
+             Bull4jConnection redis = Bull4jConnection.create(server.bull4jUri())) {
             new Queue("noeviction", QueueOptions.builder().connection(redis).build()).close();
             assertEquals(List.of(), warnings(), "noeviction is what bull4j needs");
         }
         try (RedisTestServer server = RedisTestServer.startDedicated()) {
             server.sync().configSet("maxmemory-policy", "volatile-lru");
-            try (Bull4jConnection redis = Bull4jConnection.create(server.uri())) {
+            try (Bull4jConnection redis = Bull4jConnection.create(server.bull4jUri())) {
                 new Queue("q", QueueOptions.builder().connection(redis).checkEvictionPolicy(false).build()).close();
                 new Worker("q", job -> null, WorkerOptions.builder().connection(redis).autorun(false)
                         .checkEvictionPolicy(false).build()).close();

@@ -57,7 +57,7 @@ class ModularConsumerTest {
                 "--module-path", CLASSES + File.pathSeparator + runtime,
                 "--add-modules", "io.bull4j",
                 "-cp", location(ModularConsumerMain.class).toString(),
-                ModularConsumerMain.class.getName(), RedisTestServer.get().uri(), q));
+                ModularConsumerMain.class.getName(), RedisTestServer.get().bull4jUri(), q));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
             try {

@@ -178,7 +178,7 @@ class QueueEventsTest {
     @Test
     void readsOnAfterRedisComesBack() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri(), Duration.ofSeconds(2))) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), Duration.ofSeconds(2))) {
             String q = queueName("qe-down");
             QueueEventsRecorder rec = new QueueEventsRecorder();
             CompletableFuture<Throwable> error = new CompletableFuture<>();

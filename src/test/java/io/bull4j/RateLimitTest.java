@@ -213,7 +213,7 @@ class RateLimitTest {
         String q = queueName("rl-idle");
         // a server of this test's own, so that only this worker's script calls are counted
         try (io.bull4j.support.RedisTestServer server = io.bull4j.support.RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri());
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri());
              Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
             long t0 = System.currentTimeMillis();
             queue.rateLimit(Duration.ofMillis(1500));

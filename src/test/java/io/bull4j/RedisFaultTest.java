@@ -27,7 +27,7 @@ class RedisFaultTest {
     @Test
     void addsRefusedWhileRedisIsDownAreNeverAppliedAfterItReturns() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri(), TIMEOUT)) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {
             String q = queueName("down");
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
                 queue.add("before", Map.of());
@@ -66,7 +66,7 @@ class RedisFaultTest {
     @Test
     void addsThatTimedOutOnAFrozenRedisAreNeverAppliedWhenItWakes() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri(), TIMEOUT)) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {
             String q = queueName("frozen");
             String pid = pidOf(server);
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
@@ -97,7 +97,7 @@ class RedisFaultTest {
     @Test
     void aCallSucceedsSoonAfterALongOutageEnds() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri(), TIMEOUT)) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {
             String q = queueName("outage");
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
                 queue.add("before", Map.of());

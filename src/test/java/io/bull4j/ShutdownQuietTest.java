@@ -45,7 +45,7 @@ class ShutdownQuietTest {
 
     @BeforeEach
     void capture() {
-        uri = RedisTestServer.get().uri();
+        uri = RedisTestServer.get().bull4jUri();
         connection(); // the suite's shared connection and its threads exist before the snapshot
         before = liveThreads();
         originalErr = System.err;

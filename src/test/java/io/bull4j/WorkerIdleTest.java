@@ -19,7 +19,7 @@ class WorkerIdleTest {
     @Test
     void idleWorkerMakesOneBlockingCallPerDrainDelay() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri())) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri())) {
             String q = queueName("idle");
             Duration drainDelay = Duration.ofSeconds(1);
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {

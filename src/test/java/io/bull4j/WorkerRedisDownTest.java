@@ -31,7 +31,7 @@ class WorkerRedisDownTest {
     @Test
     void addFailsAndWorkerClosesWhenRedisDiesUnderThem() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
-             Bull4jConnection conn = Bull4jConnection.create(server.uri(), TIMEOUT)) {
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {
             String q = queueName("down");
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
                 assertEquals("1", queue.add("before", Map.of()).id());

@@ -28,7 +28,7 @@ final class BoardFixture implements AutoCloseable {
     static final Duration DELAY = Duration.ofHours(1);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    final Bull4jConnection connection = Bull4jConnection.create(RedisTestServer.get().uri());
+    final Bull4jConnection connection = Bull4jConnection.create(RedisTestServer.get().bull4jUri());
     final QueueOptions options = QueueOptions.builder().connection(connection).build();
     final String name = RedisTestServer.uniqueQueueName("board");
     final String pausedName = RedisTestServer.uniqueQueueName("board-paused");

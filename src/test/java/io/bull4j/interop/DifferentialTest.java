@@ -65,7 +65,7 @@ class DifferentialTest {
         server = RedisTestServer.startDedicated();
         bytesClient = RedisClient.create(server.uri());
         bytes = bytesClient.connect(ByteArrayCodec.INSTANCE);
-        connection = Bull4jConnection.create(server.uri());
+        connection = Bull4jConnection.create(server.bull4jUri());
         java = new DifferentialJavaSide(connection, server.sync());
         node = NodeBullmq.start("differential.mjs");
     }

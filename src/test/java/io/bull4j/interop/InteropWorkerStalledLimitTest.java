@@ -1,5 +1,6 @@
 package io.bull4j.interop;
 
+import io.bull4j.support.RedisTestServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.Job;
 import io.bull4j.JobState;
@@ -106,7 +107,7 @@ class InteropWorkerStalledLimitTest {
         String q = queueName("stall-limit-j2n");
         try (Queue queue = new Queue(q, queueOptions())) {
             String id = op(q, obj("op", "add", "name", "work")).get("id").asText();
-            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, uri(), q, "2000", "1000")) {
+            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, RedisTestServer.get().bull4jUri(), q, "2000", "1000")) {
                 child.awaitLine(l -> l.startsWith("STARTED " + id + " "), 60);
                 child.kill();
             }

@@ -1,5 +1,6 @@
 package io.bull4j.interop;
 
+import io.bull4j.support.RedisTestServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.Job;
 import io.bull4j.JobState;
@@ -112,7 +113,7 @@ class InteropWorkerStalledTest {
         try (Queue queue = new Queue(q, queueOptions())) {
             String id = op(q, obj("op", "add", "name", "work", "data", obj("n", 2))).get("id").asText();
             String javaToken;
-            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, uri(), q, "2000", "1000")) {
+            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, RedisTestServer.get().bull4jUri(), q, "2000", "1000")) {
                 String started = child.awaitLine(l -> l.startsWith("STARTED "), 60);
                 javaToken = started.split(" ")[2];
                 assertEquals("STARTED " + id + " " + javaToken, started);

@@ -79,6 +79,7 @@ public final class RedisTestServer implements AutoCloseable {
             }
             // why: one hook for the shared server; dedicated ones are closed by their tests
             Runtime.getRuntime().addShutdownHook(new Thread(server::close, "redis-test-server-stop"));
+            server.applyAcl();
             shared = server;
         }
         return shared;
@@ -86,7 +87,9 @@ public final class RedisTestServer implements AutoCloseable {
 
     /** Always starts a NEW redis-server on a free port; the caller stops it (close/stop/kill). */
     public static RedisTestServer startDedicated() {
-        return startNew();
+        RedisTestServer server = startNew();
+        server.applyAcl();
+        return server;
     }
 
     /** A queue name unique to this run, so tests never see each other's keys; never contains ':'. */
@@ -95,8 +98,24 @@ public final class RedisTestServer implements AutoCloseable {
         return safe + "-" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     }
 
+    /** The admin URI (default user): for assertions, damage, Node BullMQ and admin commands. */
     public String uri() {
         return uri;
+    }
+
+    /**
+     * The URI bull4j's own connections use: {@link #uri()}, or with the least-privilege user's credentials when the
+     * suite runs under the ACL ({@link AclUser#enabled()}).
+     */
+    public String bull4jUri() {
+        return AclUser.enabled() ? AclUser.withCredentials(uri) : uri;
+    }
+
+    /** Creates the restricted user when the suite runs under the ACL; servers lose it when they restart. */
+    private void applyAcl() {
+        if (AclUser.enabled()) {
+            AclUser.create(sync());
+        }
     }
 
     public String host() {
@@ -159,6 +178,7 @@ public final class RedisTestServer implements AutoCloseable {
         if (!awaitPing(process, port)) {
             throw new IllegalStateException("redis-server did not come back on port " + port + "\n" + log(dir));
         }
+        applyAcl();
     }
 
     @Override

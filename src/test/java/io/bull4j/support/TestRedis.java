@@ -26,7 +26,7 @@ public final class TestRedis {
 
     public static synchronized Bull4jConnection connection() {
         if (connection == null) {
-            connection = Bull4jConnection.create(RedisTestServer.get().uri());
+            connection = Bull4jConnection.create(RedisTestServer.get().bull4jUri());
         }
         return connection;
     }

@@ -101,6 +101,19 @@ public final class Await {
                 + "; the command may have been applied before its deadline, never after", cause, true);
     }
 
+    /**
+     * The TLS handshake's own reason (an untrusted or expired certificate, a host name mismatch), which Lettuce's
+     * "Unable to connect" hides in its causes; empty when the failure was not TLS.
+     */
+    private static String tlsFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException) {
+                return "; TLS handshake failed: " + c.getMessage();
+            }
+        }
+        return "";
+    }
+
     /** Maps a failure from a Redis future to a bull4j exception, leaving bull4j's own exceptions as they are. */
     public static RuntimeException translate(Throwable t, String what) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
@@ -113,7 +126,7 @@ public final class Await {
             return new RedisOutcomeUnknownException(what + ": " + t.getMessage(), t, true);
         }
         if (t instanceof RedisConnectionException) {
-            return new RedisNotAppliedException(what + ": Redis unreachable: " + t.getMessage(), t);
+            return new RedisNotAppliedException(what + ": Redis unreachable: " + t.getMessage() + tlsFailure(t), t);
         }
         String message = String.valueOf(t.getMessage());
         if (message.contains(LATE)) {

@@ -78,16 +78,18 @@ public final class RedisLink implements AutoCloseable {
             throw e;
         }
         this.scripts = new ScriptRunner(commands, commandTimeout, serverClock);
-        String info = Await.result(commands.info("server"), commandTimeout, "INFO");
-        this.serverVersion = RedisVersion.parse(info);
-        String runId = EvictionPolicyCheck.field(info, "run_id");
-        this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
+        String info;
         try {
-            RedisVersion.requireSupported(serverVersion);
+            // refused (an ACL without +info) or failed, the connection and client are closed, not left reconnecting
+            info = Await.result(commands.info("server"), commandTimeout, "INFO");
+            RedisVersion.requireSupported(RedisVersion.parse(info));
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+        this.serverVersion = RedisVersion.parse(info);
+        String runId = EvictionPolicyCheck.field(info, "run_id");
+        this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
     }
 
     /**

@@ -28,7 +28,7 @@ class FetchReadyCountTest {
 
     @BeforeAll
     static void connect() {
-        link = RedisLink.open(RedisTestServer.get().uri(), Duration.ofSeconds(10));
+        link = RedisLink.open(RedisTestServer.get().bull4jUri(), Duration.ofSeconds(10));
         client = RedisClient.create(RedisTestServer.get().uri());
         plain = client.connect();
     }

@@ -38,7 +38,7 @@ class ScriptKeysTest {
 
     @BeforeAll
     static void connect() {
-        link = RedisLink.open(RedisTestServer.get().uri(), Duration.ofSeconds(10));
+        link = RedisLink.open(RedisTestServer.get().bull4jUri(), Duration.ofSeconds(10));
         runner = link.scripts();
     }
 
