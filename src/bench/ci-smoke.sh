@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI smoke test of the benchmark harness: starts a throwaway redis-server (no persistence) on a free port, runs
 # `run-bench.sh --quick` against it, and checks that every expected (mode, variant) line was written with
-# jobs_per_s > 0. It keeps the harness working; it asserts nothing about speed. Always stops its redis-server.
+# jobs_per_s > 0. Then one quick interleaved pair (interleave.sh --quick: BullMQ's Node driver and bull4j, one
+# variant, tiny N) on a Redis of its own, checking its raw lines and summary. It keeps the harnesses working; it
+# asserts nothing about speed. Always stops its redis-servers.
 #
 # Usage: src/bench/ci-smoke.sh [PORT]     (default: a free port; env BENCH_SKIP_BUILD=1 skips the Maven build)
 set -euo pipefail
@@ -9,7 +11,10 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 command -v redis-server >/dev/null || { echo "ci-smoke: redis-server is not on PATH" >&2; exit 1; }
 command -v node >/dev/null || { echo "ci-smoke: node is not on PATH (it checks the JSON lines)" >&2; exit 1; }
 
-PORT="${1:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}"
+free_port() {
+  node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+PORT="${1:-$(free_port)}"
 if redis-cli -h 127.0.0.1 -p "$PORT" ping >/dev/null 2>&1; then
   echo "ci-smoke: port $PORT already answers PING; refusing to use a server this script did not start" >&2
   exit 1
@@ -57,3 +62,21 @@ for (const e of expected) {
 console.log(`ci-smoke: ${expected.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
 JS
+
+# one interleaved pair: both drivers run, the raw lines and the summary's ratio rows are written
+started=$(date +%s)
+IPORT="$(free_port)"
+BENCH_SKIP_BUILD=1 "$HERE/interleave.sh" --port "$IPORT" --quick --variants process/c10-keep --n 1000 \
+  --out-dir "$WORK/interleave" >/dev/null
+node - "$WORK/interleave" <<'JS'
+const fs = require('fs');
+const dir = process.argv[2];
+const lines = fs.readFileSync(`${dir}/raw.jsonl`, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+const impls = lines.map(l => `${l.interleave.role}:${l.impl}`).sort().join(',');
+const summary = fs.readFileSync(`${dir}/summary.md`, 'utf8');
+const ok = impls === 'A:node-bullmq,B:java-bull4j' && lines.every(l => l.per_run[0].jobs_per_s > 0)
+  && /\| process\/c10-keep \| jobs\/s \|.*\*\*\d+\.\d\d\*\*/.test(summary);
+console.log(`${ok ? 'ok  ' : 'FAIL'} interleaved pair (${impls})`);
+process.exit(ok ? 0 : 1);
+JS
+echo "ci-smoke: interleaved pair ran in $(( $(date +%s) - started )) s"

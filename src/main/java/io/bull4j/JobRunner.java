@@ -17,11 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Runs fetched jobs on the processor executor and writes their outcome. Finishing a job also fetches the next
@@ -108,7 +111,7 @@ final class JobRunner {
                     // never strand a job under a lock we keep renewing: untracked, it is recovered as stalled
                     log.warn("cannot read job {} of queue {}; leaving it to the stalled check", fetched.id(),
                             ctx.name(), e);
-                    locks.untrack(fetched.id());
+                    locks.forget(fetched.id());
                     bus.emit(l -> l.onError(e));
                     return;
                 }
@@ -142,7 +145,7 @@ final class JobRunner {
      * within a stalled interval instead of after the whole lock duration.
      */
     private void leaveToStalledCheck(Job job) {
-        locks.untrack(job.id());
+        locks.forget(job.id());
         try {
             ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), job.token()),
                     "releaseLock");
@@ -226,14 +229,15 @@ final class JobRunner {
         } finally {
             running.remove(job.id());
             interruptedByClose.remove(job.id());
-            locks.untrack(job.id());
+            locks.forget(job.id());
             finished.incrementAndGet();
         }
     }
 
     /**
      * The processor is done: renewal stops before the outcome is written, so that a renewal racing with the
-     * finish (which deletes the lock) is not taken for a lost lock. The lock still has over half its time left.
+     * finish (which deletes the lock) is not taken for a lost lock. The lock still has over half its time left;
+     * a finish that has to be retried renews it again between its tries ({@link #writeOutcome}).
      */
     private void stopRenewing(Job job) {
         locks.untrack(job.id());
@@ -249,7 +253,7 @@ final class JobRunner {
         MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
                 opts.removeOnComplete()));
         r.nextToken = fetchNext() ? nextToken : null;
-        FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToCompleted");
+        FetchedJob next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
         bus.emit(l -> l.onCompleted(done, result));
         return r.nextToken != null ? next : null; // null: no next job was asked for
@@ -265,8 +269,8 @@ final class JobRunner {
         }
         if (error instanceof RateLimitException) {
             // back to wait, no attempt spent; this worker asks again once the limiter's window ends
-            long ttl = ctx.await(MoveLimitedToWait.run(ctx.scripts(), ctx.keys, job.id(), job.token()),
-                    "moveJobFromActiveToWait");
+            long ttl = writeOutcome(job, "moveJobFromActiveToWait",
+                    () -> MoveLimitedToWait.run(ctx.scripts(), ctx.keys, job.id(), job.token()));
             rateLimited.accept(ttl);
             return null;
         }
@@ -277,12 +281,13 @@ final class JobRunner {
             Duration delay = capped(backoff(job, attemptsMade, error));
             if (delay != null) {
                 if (delay.isZero()) {
-                    ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), job.token(), reason, stack,
-                            ctx.now()), "retryJob");
+                    long now = ctx.now();
+                    writeOutcome(job, "retryJob", () -> RetryJob.run(ctx.scripts(), ctx.keys, job.id(),
+                            job.token(), reason, stack, now));
                 } else {
                     long due = ctx.now() + delay.toMillis();
-                    ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(), job.token(), due,
-                            delay.toMillis(), reason, stack), "moveToDelayed");
+                    writeOutcome(job, "moveToDelayed", () -> MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(),
+                            job.token(), due, delay.toMillis(), reason, stack));
                 }
                 Job retried = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                         "delay", delay.toMillis());
@@ -294,11 +299,81 @@ final class JobRunner {
                 opts.removeOnFail()));
         r.stacktrace = stack;
         r.nextToken = fetchNext() ? nextToken : null;
-        FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
+        FetchedJob next = writeOutcome(job, "moveToFailed", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
         Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                 "finishedOn", r.now);
         bus.emit(l -> l.onFailed(failed, error));
         return r.nextToken != null ? next : null; // null: no next job was asked for
+    }
+
+    /** The longest pause between two tries of a finish (the connection's reconnect backoff is capped at 1 s). */
+    private static final long RETRY_PAUSE_MAX_MS = 500;
+
+    /**
+     * Writes a job's outcome: a lock-fenced transition out of {@code active} of a job this worker holds. One that
+     * failed as not applied (the connection was killed or Redis was briefly unreachable) is tried again after a
+     * short pause while the job's lock can still be ours (its lease, see {@link LockRenewer}) and the worker has
+     * not given the job up; meanwhile the lock is renewed again. Without this the job would stay active, be
+     * recovered as stalled and run a second time. A retry cannot apply twice or over another worker: the script
+     * checks the token, and a finish applied deletes the lock.
+     *
+     * <p>A try whose outcome is unknown (the connection broke after the send, or no answer in time) is retried
+     * the same way: if it was not applied, the retry records the outcome; if it was, the retry finds the lock gone
+     * and is refused, which is then reported as a {@link RedisOutcomeUnknownException} (the earlier try probably
+     * applied; or the lock expired and the stalled check took the job), never as the job's outcome.
+     */
+    private <T> T writeOutcome(Job job, String what, Supplier<CompletionStage<T>> call) {
+        RedisException unknown = null;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return ctx.await(call.get(), what);
+            } catch (RedisNotAppliedException | RedisOutcomeUnknownException e) {
+                if (e instanceof RedisOutcomeUnknownException) {
+                    unknown = e;
+                }
+                if (!locks.mayStillHold(job.id(), job.token())) {
+                    throw e;
+                }
+                if (attempt == 1) { // once per finish: a long outage would otherwise log every pause
+                    log.info("{} of job {} (queue {}) failed ({}); trying again while its lock can still be held",
+                            what, job.id(), ctx.name(), e.getMessage());
+                }
+                locks.track(job.id(), job.token()); // renewed between tries: the lock must not expire meanwhile
+                try {
+                    pause(Math.min(RETRY_PAUSE_MAX_MS, 50L * attempt));
+                } finally {
+                    locks.untrack(job.id()); // not while a try may delete it (a renewal would call it lost)
+                }
+                if (!locks.mayStillHold(job.id(), job.token())) {
+                    throw e; // given up by close, or lost while we waited
+                }
+            } catch (JobException e) {
+                if (unknown != null && refusedForLock(e)) {
+                    throw new RedisOutcomeUnknownException(what + " of job " + job.id() + ": an earlier try's "
+                            + "outcome is unknown (" + unknown.getMessage() + ") and a retry found the job no "
+                            + "longer held by this worker (" + e.getMessage() + "): the earlier try was applied, "
+                            + "or the lock expired and the stalled check took the job", e, false);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static boolean refusedForLock(JobException e) {
+        return e.reason() == JobException.Reason.LOCK_MISSING || e.reason() == JobException.Reason.LOCK_MISMATCH
+                || e.reason() == JobException.Reason.NOT_IN_STATE || e.reason() == JobException.Reason.JOB_NOT_FOUND;
+    }
+
+    /** Waits before a retry; a close(timeout) interrupt is for the processor, not for this write. */
+    private static void pause(long ms) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        for (long left = ms; left > 0; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+            try {
+                Thread.sleep(left);
+            } catch (InterruptedException ie) {
+                Thread.interrupted(); // cleared: giving the job up is told by its lease, not by an interrupt
+            }
+        }
     }
 
     /** The job as a transition just left it, for listeners: the fetched snapshot plus the fields it wrote. */
@@ -394,7 +469,7 @@ final class JobRunner {
         } catch (RuntimeException e) {
             log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
         } finally {
-            locks.untrack(jobId);
+            locks.forget(jobId);
         }
     }
 
@@ -429,7 +504,7 @@ final class JobRunner {
     /** Stops renewing the locks of the jobs still running (close gave up on them); returns their ids, sorted. */
     java.util.SortedSet<String> letGoRunning() {
         java.util.SortedSet<String> ids = new java.util.TreeSet<>(running.keySet());
-        ids.forEach(locks::untrack);
+        ids.forEach(locks::forget); // a finish still being retried stops too: the job is given up
         return ids;
     }
 

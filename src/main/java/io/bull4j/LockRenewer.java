@@ -5,13 +5,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The locks a worker holds (job id to token), renewed together in one Redis call per tick on the worker's
- * scheduler thread. A job is tracked from its fetch until its outcome is written.
+ * scheduler thread. A job is tracked from its fetch until its outcome is written. Apart from what is renewed, it
+ * keeps each job's lease: until when its lock can still be ours (the lock duration from the fetch, or from the
+ * send of the last renewal that found it), which bounds how long a finish that failed may be retried.
  */
 final class LockRenewer {
     private static final Logger log = LoggerFactory.getLogger(LockRenewer.class);
@@ -20,6 +25,12 @@ final class LockRenewer {
     private final long lockMs;
     private final ListenerBus bus;
     private final Map<String, String> held = new ConcurrentHashMap<>();
+    /** Job id to its lease, from the fetch until {@link #forget}: kept while renewal pauses around a finish. */
+    private final Map<String, Lease> leases = new ConcurrentHashMap<>();
+
+    /** The lock with {@code token} cannot outlive {@code validUntilNanos} (System.nanoTime) unless renewed. */
+    private record Lease(String token, long validUntilNanos) {
+    }
 
     LockRenewer(QueueContext ctx, long lockMs, ListenerBus bus) {
         this.ctx = ctx;
@@ -27,12 +38,28 @@ final class LockRenewer {
         this.bus = bus;
     }
 
+    /** Renews the job's lock from now on; a new token starts a new lease, a known one keeps its own. */
     void track(String jobId, String token) {
+        leases.compute(jobId, (id, old) -> old != null && old.token().equals(token) ? old
+                : new Lease(token, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockMs)));
         held.put(jobId, token);
     }
 
+    /** Stops renewing the job's lock, keeping its lease (a finish may still be retried under it). */
     void untrack(String jobId) {
         held.remove(jobId);
+    }
+
+    /** Stops renewing and drops the lease: the worker is done with the job, or has given it up. */
+    void forget(String jobId) {
+        held.remove(jobId);
+        leases.remove(jobId);
+    }
+
+    /** Whether the job's lock with {@code token} can still be this worker's: the lease is known and not over. */
+    boolean mayStillHold(String jobId, String token) {
+        Lease lease = leases.get(jobId);
+        return lease != null && lease.token().equals(token) && System.nanoTime() - lease.validUntilNanos() < 0;
     }
 
     int size() {
@@ -45,10 +72,20 @@ final class LockRenewer {
             return;
         }
         Map<String, String> snapshot = new HashMap<>(held);
+        long sent = System.nanoTime();
         try {
             List<String> lost = ctx.await(Locks.extendAll(ctx.scripts(), ctx.keys, snapshot, lockMs), "extendLocks");
+            long validUntil = sent + TimeUnit.MILLISECONDS.toNanos(lockMs);
+            Set<String> lostIds = new HashSet<>(lost);
+            snapshot.forEach((id, token) -> {
+                if (!lostIds.contains(id)) {
+                    leases.computeIfPresent(id, (k, old) -> old.token().equals(token)
+                            ? new Lease(token, validUntil) : old);
+                }
+            });
             for (String id : lost) {
                 // only if still held with the same token: the job may have finished meanwhile
+                leases.computeIfPresent(id, (k, old) -> old.token().equals(snapshot.get(id)) ? null : old);
                 if (held.remove(id, snapshot.get(id))) {
                     bus.emit(l -> l.onError(new JobException(ctx.name(), id, JobException.Reason.LOCK_MISSING,
                             "lock renewal failed for job " + id + ": another worker may run it")));

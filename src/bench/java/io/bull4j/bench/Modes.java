@@ -46,7 +46,9 @@ final class Modes {
     }
 
     void add() throws Exception {
-        for (int inflight : new int[] {1, cfg.addInflight}) {
+        // --add-inflight 1 runs the sequential variant alone (the interleaved driver measures one variant a run)
+        int[] inflights = cfg.addInflight > 1 ? new int[] {1, cfg.addInflight} : new int[] {1};
+        for (int inflight : inflights) {
             List<Run> runs = b.repeat("add inflight=" + inflight, cfg.runs, () -> thr.add(cfg.nAdd, inflight),
                     () -> thr.add(cfg.warmupN, inflight));
             b.emitter.emit("add", inflight == 1 ? "sequential" : "inflight" + inflight,

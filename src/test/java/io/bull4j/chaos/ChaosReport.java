@@ -52,6 +52,10 @@ final class ChaosReport {
             other.add("completions lost in a Redis crash " + v.completionsLostInRedisCrash.size() + ": "
                     + String.join(", ", v.completionsLostInRedisCrash));
         }
+        if (!v.lostInRedisCrash.isEmpty()) {
+            other.add("acknowledged adds lost in a Redis crash " + v.lostInRedisCrash.size() + ": "
+                    + String.join(", ", v.lostInRedisCrash));
+        }
         String recovery = v.recoveryMs.isEmpty() ? "-"
                 : secs(v.recoveryPercentile(50)) + " / " + secs(v.recoveryPercentile(99)) + " ("
                 + secs(s.recoveryTargetMs()) + ")";

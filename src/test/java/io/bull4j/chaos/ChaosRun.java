@@ -36,16 +36,22 @@ final class ChaosRun {
     /** What a nemesis can act on, with its own seeded randomness and clock. */
     static final class Faults {
         final WorkerFleet fleet;
+        /** The single Redis; null on a cluster run. */
         final ChaosRedis redis;
+        /** The cluster and the queue's hash slot on a cluster run; null and -1 otherwise. */
+        final ChaosCluster cluster;
+        final int slot;
         final History log;
         final Random random;
         final WorkerSettings settings;
         private final long deadline;
 
-        Faults(WorkerFleet fleet, ChaosRedis redis, History log, Random random, WorkerSettings settings,
-               Duration time) {
+        Faults(WorkerFleet fleet, ChaosRedis redis, ChaosCluster cluster, int slot, History log, Random random,
+               WorkerSettings settings, Duration time) {
             this.fleet = fleet;
             this.redis = redis;
+            this.cluster = cluster;
+            this.slot = slot;
             this.log = log;
             this.random = random;
             this.settings = settings;
@@ -90,45 +96,91 @@ final class ChaosRun {
     }
 
     static Result execute(Plan plan, Nemesis nemesis) throws Exception {
+        return execute(plan, nemesis, false);
+    }
+
+    /**
+     * The run on a local Redis Cluster (3 primaries, 3 replicas) instead of one Redis: the queue's name is a hash
+     * tag, so that all its keys are in one slot, whose primary and replica the nemesis acts on.
+     */
+    static Result executeOnCluster(Plan plan, Nemesis nemesis) throws Exception {
+        return execute(plan, nemesis, true);
+    }
+
+    private static Result execute(Plan plan, Nemesis nemesis, boolean onCluster) throws Exception {
         Path dir = runDir(plan);
-        String queue = "chaos-" + plan.scenario().replaceAll("[^a-z0-9]+", "-");
+        String name = "chaos-" + plan.scenario().replaceAll("[^a-z0-9]+", "-");
+        String queue = onCluster ? "{" + name + "}" : name;
+        ChaosRedis redis = null;
+        ChaosCluster cluster = null;
         try (History faults = new History(dir.resolve("faults.jsonl"));
-             History producerLog = new History(dir.resolve("producer.jsonl"));
-             ChaosRedis redis = ChaosRedis.start(dir, plan.appendfsync(), plan.maxmemory())) {
-            faults.append("PLAN", "plan", plan.toString(), "redisPort", redis.port());
-            WorkerFleet fleet = new WorkerFleet(plan.engine(), plan.settings(), redis.uri(), queue, plan.workers(),
+             History producerLog = new History(dir.resolve("producer.jsonl"))) {
+            if (onCluster) {
+                cluster = ChaosCluster.start(dir);
+            } else {
+                redis = ChaosRedis.start(dir, plan.appendfsync(), plan.maxmemory());
+            }
+            String uri = onCluster ? cluster.uri() : redis.uri();
+            int slot = onCluster ? cluster.slotOf("bull:" + queue + ":wait") : -1;
+            faults.append("PLAN", "plan", plan.toString(), "redis", uri, "slot", slot);
+            WorkerFleet fleet = new WorkerFleet(plan.engine(), plan.settings(), uri, queue, plan.workers(),
                     dir, faults);
-            try (Producer producer = new Producer(redis.uri(), queue, producerLog, plan.jobs(), plan.addsPerSecond(),
+            try (Producer producer = new Producer(uri, queue, producerLog, plan.jobs(), plan.addsPerSecond(),
                     plan.seed())) {
                 fleet.startAll();
                 producer.start();
-                Faults f = new Faults(fleet, redis, faults, new Random(plan.seed()), plan.settings(),
+                Faults f = new Faults(fleet, redis, cluster, slot, faults, new Random(plan.seed()), plan.settings(),
                         plan.faultTime());
                 faults.append("NEMESIS_START");
                 nemesis.run(f);
                 faults.append("NEMESIS_END");
+                if (onCluster) {
+                    healCluster(cluster, faults);
+                }
                 heal(fleet, redis, faults);
                 producer.stop();
                 producer.awaitFinished(Duration.ofSeconds(30));
                 faults.append("PRODUCER_END", "invoked", producer.invoked());
-                awaitDrained(redis.admin(), queue, drainLimit(plan.settings()));
+                awaitDrained(admin(redis, cluster, queue), queue, drainLimit(plan.settings()));
                 faults.append("DRAINED");
             } finally {
                 fleet.close();
             }
-            FinalState end = FinalState.read(redis.admin(), queue);
+            FinalState end = FinalState.read(admin(redis, cluster, queue), queue);
             Verdict verdict = new Checker(HistoryLog.read(dir), end).check();
             Files.writeString(dir.resolve("verdict.txt"), plan + "\n" + verdict + "\n"
                     + String.join("\n", verdict.violations()) + "\n");
             Result result = new Result(plan, verdict, dir);
             ChaosReport.record(result);
             return result;
+        } finally {
+            if (redis != null) {
+                redis.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
         }
+    }
+
+    private static RedisCommands<String, String> admin(ChaosRedis redis, ChaosCluster cluster, String queue) {
+        return redis != null ? redis.admin() : cluster.adminFor("bull:" + queue + ":wait");
+    }
+
+    /** After the last fault on a cluster: every killed node restarted, every slot served again. */
+    private static void healCluster(ChaosCluster cluster, History faults) {
+        for (int i = 0; i < cluster.size(); i++) {
+            if (!cluster.isAlive(i)) {
+                cluster.restart(i);
+                faults.append("FAULT_END", "kind", "cluster node down at the end");
+            }
+        }
+        cluster.awaitHealthy(Duration.ofSeconds(60));
     }
 
     /** After the last fault: every paused process resumed, every dead slot restarted, Redis up. */
     private static void heal(WorkerFleet fleet, ChaosRedis redis, History faults) {
-        if (!redis.isRunning()) {
+        if (redis != null && !redis.isRunning()) {
             redis.restart();
             faults.append("FAULT_END", "kind", "redis down at the end");
         }

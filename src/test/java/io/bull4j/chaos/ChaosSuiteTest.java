@@ -12,6 +12,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -116,6 +117,7 @@ class ChaosSuiteTest {
         Result r = run(p, Scenarios.redisRestart(true, Duration.ofSeconds(3), Duration.ofSeconds(15)));
         assertSafe(r);
         assertEquals(List.of(), r.verdict().completionsLostInRedisCrash, "fsync always loses no completion");
+        assertEquals(List.of(), r.verdict().lostInRedisCrash, "fsync always loses no acknowledged add");
     }
 
     @Test
@@ -140,5 +142,45 @@ class ChaosSuiteTest {
         assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
         assertSafe(run(plan("CLIENT PAUSE 3 s WRITE", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null),
                 Scenarios.clientPause(Duration.ofSeconds(3), Duration.ofSeconds(10))));
+    }
+
+    @Test
+    @Order(10)
+    void maxmemoryNoeviction() throws Exception {
+        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
+        Result r = run(plan("maxmemory noeviction", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null),
+                Scenarios.maxmemoryNoeviction(32 * 1024, Duration.ofSeconds(8), Duration.ofSeconds(12)));
+        assertSafe(r);
+        List<HistoryLog.Event> oomAdds = HistoryLog.read(r.dir()).of("ADD_FAIL")
+                .filter(e -> String.valueOf(e.text("msg")).contains("OOM")).toList();
+        assertTrue(oomAdds.size() > 0, "memory ran out while the producer added: " + r.verdict());
+        for (HistoryLog.Event e : oomAdds) {
+            assertTrue(Set.of("RedisException", "RedisNotAppliedException").contains(e.text("error")),
+                    "an OOM error reply is a refusal before any write, not an unknown outcome: " + e.fields());
+        }
+    }
+
+    @Test
+    @Order(11)
+    void clusterManualFailover() throws Exception {
+        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
+        Plan p = plan("cluster CLUSTER FAILOVER", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null);
+        Result r = ChaosRun.executeOnCluster(p, Scenarios.clusterFailover(Duration.ofSeconds(15)));
+        System.out.println(ChaosReport.row(r) + "\n  " + r.dir());
+        assertSafe(r);
+        assertEquals(List.of(), r.verdict().lostInRedisCrash, "a graceful failover loses nothing");
+        assertEquals(List.of(), r.verdict().completionsLostInRedisCrash, "a graceful failover loses nothing");
+        assertTrue(HistoryLog.read(r.dir()).of("PROMOTED").count() > 0, "failovers happened");
+    }
+
+    @Test
+    @Order(12)
+    void clusterPrimaryKill9() throws Exception {
+        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
+        Plan p = plan("cluster primary kill -9", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null);
+        Result r = ChaosRun.executeOnCluster(p, Scenarios.clusterPrimaryKill9(Duration.ofSeconds(15)));
+        System.out.println(ChaosReport.row(r) + "\n  " + r.dir());
+        assertSafe(r); // writes lost with the primary are counted apart (lostInRedisCrash), not as lost
+        assertTrue(HistoryLog.read(r.dir()).of("PROMOTED").count() > 0, "replicas took over");
     }
 }

@@ -9,6 +9,7 @@ import io.bull4j.WorkerOptions;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -32,7 +33,7 @@ public final class ChaosWorkerMain {
         String proc = args[7];
         history.append("BOOT", "proc", proc, "pid", ProcessHandle.current().pid(), "engine", "bull4j");
 
-        Bull4jConnection redis = Bull4jConnection.create(uri);
+        Bull4jConnection redis = connect(uri, Bull4jConnection.DEFAULT_COMMAND_TIMEOUT);
         Worker worker = new Worker(queue, job -> work(job, history), opts.connection(redis).build(),
                 new Recorder(history));
         CountDownLatch closed = new CountDownLatch(1);
@@ -45,6 +46,13 @@ public final class ChaosWorkerMain {
         }, "chaos-worker-close"));
         history.append("READY");
         closed.await();
+    }
+
+    /** One Redis URI, or a comma-separated list of cluster nodes (the seeds of a cluster connection). */
+    static Bull4jConnection connect(String uri, Duration commandTimeout) {
+        return uri.contains(",")
+                ? Bull4jConnection.createCluster(List.of(uri.split(",")), commandTimeout)
+                : Bull4jConnection.create(uri, commandTimeout);
     }
 
     private static Object work(Job job, History history) throws InterruptedException {

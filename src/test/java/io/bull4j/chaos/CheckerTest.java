@@ -205,4 +205,28 @@ class CheckerTest {
         assertEquals(1, v.failedByStallLimit);
         assertEquals(List.of(), v.violations());
     }
+
+    @Test
+    void anAddAcknowledgedJustBeforeARedisCrashAndGoneIsCountedApartNotAsLost() throws IOException {
+        added("j1"); // acknowledged at 1 ms
+        line("producer", "ADD_INVOKE", 5_000, "job", "j2");
+        line("producer", "ADD_OK", 5_001, "job", "j2");
+        line("faults", "FAULT_BEGIN", 5_010, "kind", "cluster primary kill -9");
+        line("faults", "FAULT_END", 8_000, "kind", "cluster primary kill -9");
+        Verdict v = check();
+        assertEquals(List.of("j2 [(no state)] acknowledged 9 ms before"), v.lostInRedisCrash, v.toString());
+        assertEquals(List.of("j1 [(no state)]"), v.lost, "acknowledged 5 s before the crash: lost");
+        assertTrue(v.violations().stream().anyMatch(s -> s.startsWith("lost 1")), v.violations().toString());
+    }
+
+    @Test
+    void anAddGoneAfterAFailoverWithoutACrashIsLost() throws IOException {
+        line("producer", "ADD_INVOKE", 5_000, "job", "j2");
+        line("producer", "ADD_OK", 5_001, "job", "j2");
+        line("faults", "FAULT_BEGIN", 5_010, "kind", "CLUSTER FAILOVER");
+        line("faults", "FAULT_END", 6_000, "kind", "CLUSTER FAILOVER");
+        Verdict v = check();
+        assertEquals(List.of(), v.lostInRedisCrash);
+        assertEquals(List.of("j2 [(no state)]"), v.lost);
+    }
 }

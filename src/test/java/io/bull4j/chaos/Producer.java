@@ -34,7 +34,7 @@ final class Producer implements AutoCloseable {
     private volatile int invoked;
 
     Producer(String redisUri, String queueName, History history, int total, int perSecond, long seed) {
-        this.connection = Bull4jConnection.create(redisUri, Duration.ofSeconds(5));
+        this.connection = ChaosWorkerMain.connect(redisUri, Duration.ofSeconds(5));
         this.queue = new Queue(queueName, QueueOptions.builder().connection(connection).build());
         this.history = history;
         this.total = total;

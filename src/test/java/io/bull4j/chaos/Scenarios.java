@@ -149,6 +149,119 @@ final class Scenarios {
         };
     }
 
+    /**
+     * Memory runs out under {@code noeviction}: every {@code gap}, {@code maxmemory} is set just above the memory in
+     * use, so that within seconds every write (adds, and the workers' fetches, finishes and renewals) is refused
+     * with {@code OOM command not allowed}; after {@code squeeze} the limit is lifted (memory freed), and the queue
+     * heals.
+     */
+    static Nemesis maxmemoryNoeviction(long headroomBytes, Duration squeeze, Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                f.redisFault("maxmemory noeviction", () -> {
+                    long limit = usedMemory(f.redis) + headroomBytes;
+                    try {
+                        require(f.redis.raw("CONFIG SET maxmemory " + limit), "+OK");
+                        f.log.append("MAXMEMORY", "bytes", limit);
+                        // the adds fill the headroom; memory in use also moves by itself (buffers), so when it
+                        // has not crossed the limit within 3 s the limit goes just below it
+                        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+                        long used;
+                        while ((used = usedMemory(f.redis)) <= limit && System.nanoTime() < until) {
+                            f.hold(Duration.ofMillis(100));
+                        }
+                        if (used <= limit) {
+                            limit = used - headroomBytes;
+                            require(f.redis.raw("CONFIG SET maxmemory " + limit), "+OK");
+                            f.log.append("MAXMEMORY", "bytes", limit);
+                        }
+                        f.log.append("OOM", "used", usedMemory(f.redis), "limit", limit);
+                        f.hold(squeeze);
+                    } finally {
+                        require(f.redis.raw("CONFIG SET maxmemory 0"), "+OK");
+                        f.log.append("MAXMEMORY", "bytes", 0);
+                    }
+                });
+            }
+        };
+    }
+
+    /** {@code used_memory} from INFO memory. */
+    private static long usedMemory(ChaosRedis redis) {
+        String info = redis.raw("INFO memory");
+        require(info, "$");
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()).trim());
+            }
+        }
+        throw new IllegalStateException("no used_memory in INFO memory: " + info);
+    }
+
+    /**
+     * {@code CLUSTER FAILOVER} (manual, graceful) on the replica of the queue's slot every {@code gap}: the primary
+     * stops taking writes, the replica catches up and takes over; the old primary becomes its replica. Nothing
+     * acknowledged may be lost.
+     */
+    static Nemesis clusterFailover(Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                int primary = f.cluster.primaryOf(f.slot);
+                int replica = primary < 0 ? -1 : f.cluster.replicaOf(primary);
+                if (replica < 0) {
+                    f.log.append("NO_REPLICA", "primary", primary);
+                    continue;
+                }
+                f.redisFault("CLUSTER FAILOVER", () -> {
+                    f.log.append("FAILOVER", "from", f.cluster.port(primary), "to", f.cluster.port(replica));
+                    require(f.cluster.raw(replica, "CLUSTER FAILOVER"), "+OK");
+                    awaitPrimary(f, replica, Duration.ofSeconds(30));
+                });
+            }
+        };
+    }
+
+    /**
+     * kill -9 of the primary of the queue's slot every {@code gap}: its replica is promoted once the cluster marks
+     * it failed ({@code cluster-node-timeout}); the killed node is then restarted and rejoins as a replica.
+     * Replication is asynchronous: a write the primary acknowledged just before its death may be lost with it.
+     */
+    static Nemesis clusterPrimaryKill9(Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                int primary = f.cluster.primaryOf(f.slot);
+                int replica = primary < 0 ? -1 : f.cluster.replicaOf(primary);
+                if (replica < 0) {
+                    f.log.append("NO_REPLICA", "primary", primary);
+                    continue;
+                }
+                f.redisFault("cluster primary kill -9", () -> {
+                    f.log.append("PRIMARY_KILL9", "port", f.cluster.port(primary), "replica",
+                            f.cluster.port(replica));
+                    f.cluster.kill9(primary);
+                    awaitPrimary(f, replica, Duration.ofSeconds(30));
+                    f.cluster.restart(primary);
+                    f.cluster.awaitHealthy(Duration.ofSeconds(30));
+                });
+            }
+        };
+    }
+
+    /** Polls until {@code node} serves the queue's slot as a primary; fails the run if it never does. */
+    private static void awaitPrimary(ChaosRun.Faults f, int node, Duration limit) {
+        long start = System.nanoTime();
+        while (!f.cluster.isPrimaryOf(node, f.slot)) {
+            if (System.nanoTime() - start > limit.toNanos()) {
+                throw new IllegalStateException("node " + f.cluster.port(node) + " not primary within " + limit);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        }
+        f.log.append("PROMOTED", "port", f.cluster.port(node), "ms", (System.nanoTime() - start) / 1_000_000);
+    }
+
     private static void require(String reply, String prefix) {
         if (reply == null || !reply.startsWith(prefix)) {
             throw new IllegalStateException("Redis answered " + reply + ", expected " + prefix + "...");

@@ -13,9 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -30,27 +27,7 @@ public final class Await {
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 
-    /**
-     * One daemon thread for the whole JVM (while calls are made) arms the bound of every call (as the JDK's own delayer does for
-     * CompletableFuture.orTimeout): arming and disarming are a heap insert and remove, with no thread hand-off,
-     * and a timeout's callbacks run on the common pool, never on this thread.
-     */
-    private static final ScheduledThreadPoolExecutor TIMER = timer();
-
     private Await() {
-    }
-
-    private static ScheduledThreadPoolExecutor timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "bull4j-call-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        // the thread ends after a second without calls, so that closing every bull4j object leaves no thread behind
-        timer.setKeepAliveTime(1, TimeUnit.SECONDS);
-        timer.allowCoreThreadTimeOut(true);
-        return timer;
     }
 
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
@@ -68,19 +45,21 @@ public final class Await {
     }
 
     /**
-     * A future that completes like {@code future}, translated, or at the latest after {@code budget} with a
-     * {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to cancel the command in flight).
+     * A future that completes like {@code future}, translated, or at the latest after {@code budget} (plus at most
+     * one {@link CallBounds} tick) with a {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to
+     * cancel the command in flight).
      */
     public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
                                                   Runnable onTimeout) {
         CompletableFuture<T> bounded = new CompletableFuture<>();
-        ScheduledFuture<?> alarm = TIMER.schedule(() -> ForkJoinPool.commonPool().execute(() -> {
+        // armed on the JVM-wide timer (CallBounds): the bound fires no earlier than budget, at most a tick later
+        CallBounds.Bound alarm = CallBounds.arm(budget.toMillis(), () -> {
             if (bounded.completeExceptionally(timedOut(what, budget, null))) {
                 onTimeout.run();
             }
-        }), budget.toMillis(), TimeUnit.MILLISECONDS);
+        });
         future.whenComplete((value, error) -> {
-            alarm.cancel(false);
+            alarm.cancel();
             if (error == null) {
                 bounded.complete(value);
             } else {
@@ -133,20 +112,22 @@ public final class Await {
             return new RedisNotAppliedException(what + ": reached Redis after its deadline and was refused there "
                     + "before any write", t);
         }
+        if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
+            // an error reply: Redis ran the command, which refused before writing (bull4j's scripts check first)
+            return new RedisException(what + ": " + message, t, false);
+        }
         if (t instanceof io.lettuce.core.RedisException) {
             for (String notSent : NOT_SENT) {
                 if (message.startsWith(notSent)) {
                     return new RedisNotAppliedException(what + ": not sent: " + message, t);
                 }
             }
-            if (!(t instanceof io.lettuce.core.RedisCommandExecutionException)) {
-                // the connection broke with the command written or about to be: Lettuce does not re-send it
-                return new RedisOutcomeUnknownException(what + ": " + message, t, false);
-            }
         }
         if (t instanceof CancellationException) {
             return new RedisOutcomeUnknownException(what + ": cancelled", t, false);
         }
-        return new RedisException(what + ": " + message, t, false);
+        // anything else is the transport failing (connection reset, channel closed, an encoder or Netty error)
+        // with the command written or about to be: Lettuce does not re-send it, but it may have been applied
+        return new RedisOutcomeUnknownException(what + ": " + message, t, false);
     }
 }

@@ -97,10 +97,10 @@ public final class RedisLink implements AutoCloseable {
      * rather than in the client options.
      */
     private static ClientResources resources(Duration reconnectMin, Duration reconnectMax) {
-        return ClientResources.builder()
-                .reconnectDelay(Delay.exponential(reconnectMin.toMillis(), reconnectMax.toMillis(),
-                        TimeUnit.MILLISECONDS, 2))
-                .build();
+        // equal bounds (which ConnectionOptions allows) are a constant wait: Lettuce's exponential refuses them
+        Delay delay = reconnectMin.equals(reconnectMax) ? Delay.constant(reconnectMin)
+                : Delay.exponential(reconnectMin.toMillis(), reconnectMax.toMillis(), TimeUnit.MILLISECONDS, 2);
+        return ClientResources.builder().reconnectDelay(delay).build();
     }
 
     /**

@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+// The interleaved side-by-side benchmark (docs/benchmarks.md, "Interleaved comparison"); src/bench/interleave.sh
+// builds, starts Redis and calls this. For each variant it runs BullMQ (src/bench/node/driver.mjs) and bull4j
+// (src/bench/run-bench.sh, one variant, one measured run) one after the other, pair after pair, on one Redis that
+// is flushed between runs, so that the machine's drift lands on both sides of every pair. Each ratio is the
+// median of the pair ratios, with min-max and IQR. An optional baseline (another bull4j checkout, built) runs as
+// a third member of every pair.
+//
+// Usage: node interleave.mjs --port P --pairs 5 --variants process/c10-keep,add/sequential --out-dir DIR
+//                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
+//                            [--baseline-label 2ed13ca] [--quick]
+// --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
+// Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
+// DIR/summary.md; prints the summary too.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const args = {};
+for (let i = 2; i < process.argv.length; i++) {
+  const key = process.argv[i];
+  if (!key.startsWith('--')) throw new Error(`unexpected argument ${key}`);
+  const next = process.argv[i + 1];
+  if (next === undefined || next.startsWith('--')) args[key.slice(2)] = 'true';
+  else { args[key.slice(2)] = next; i++; }
+}
+const QUICK = args.quick === 'true';
+const PORT = Number(args.port ?? 6390);
+const PAIRS = Number(args.pairs ?? (QUICK ? 1 : 5));
+const VARIANTS = String(args.variants ?? 'process/c10-keep,add/sequential').split(',').filter(Boolean);
+const N = Number(args.n ?? (QUICK ? 2000 : 50000));
+const WARMUP_N = Number(args['warmup-n'] ?? (QUICK ? 200 : 2000));
+const JIT_WARMUP_N = Number(args['jit-warmup-n'] ?? (QUICK ? 500 : 20000));
+const OUT_DIR = args['out-dir'] ?? path.join(HERE, '../../target/interleave');
+const DRIFT = 0.15;
+// measures compared; "better" says which way a ratio bull4j / BullMQ below or above 1 is a win
+const MEASURES = [
+  ['jobs_per_s', 'jobs/s', 'higher'],
+  ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
+  ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
+];
+fs.mkdirSync(OUT_DIR, { recursive: true });
+const RAW = path.join(OUT_DIR, 'raw.jsonl');
+const log = (msg) => process.stderr.write(`[interleave ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+function redis(...cmd) {
+  const r = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(PORT), ...cmd], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`redis-cli ${cmd.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function javaArgs(variant) {
+  const [mode, name] = variant.split('/');
+  const common = ['--port', String(PORT), '--runs', '1', '--quiet-wait-s', '0', '--warmup-n', String(WARMUP_N),
+    '--jit-warmup-n', String(JIT_WARMUP_N)];
+  let m;
+  if (mode === 'process' && (m = name.match(/^c(\d+)-(keep|remove)$/))) {
+    return [...common, '--modes', 'process', '--conc', m[1], '--retention', m[2], '--n-process', String(N)];
+  }
+  if (mode === 'add' && name === 'sequential') {
+    return [...common, '--modes', 'add', '--add-inflight', '1', '--n-add', String(N)];
+  }
+  if (mode === 'add' && (m = name.match(/^inflight(\d+)$/))) {
+    return [...common, '--modes', 'add', '--add-inflight', m[1], '--n-add', String(N)];
+  }
+  throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>)`);
+}
+
+// the roles of a pair, in the order they run
+const ROLES = [
+  { role: 'A', label: 'BullMQ 6.7.0', cmd: (v) => ['node', [path.join(HERE, 'node/driver.mjs'), '--port', String(PORT),
+    '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N)]] },
+  { role: 'B', label: 'bull4j (this tree)', cmd: (v) => ['bash', [path.join(HERE, 'run-bench.sh'), ...javaArgs(v)]] },
+];
+const BASE_LABELS = String(args['baseline-label'] ?? '').split(',');
+String(args.baseline ?? '').split(',').filter(Boolean).forEach((d, i) => {
+  const dir = path.resolve(d);
+  ROLES.push({ role: String.fromCharCode(67 + i), label: `bull4j ${BASE_LABELS[i] || path.basename(dir)} (baseline)`,
+    cmd: (v) => ['bash', [path.join(dir, 'src/bench/run-bench.sh'), ...javaArgs(v)]] });
+});
+const BASES = ROLES.slice(2);
+
+function runOne(variant, role) {
+  redis('FLUSHALL', 'SYNC');
+  const [bin, argv] = role.cmd(variant);
+  const t0 = Date.now();
+  const r = spawnSync(bin, argv, { encoding: 'utf8', env: { ...process.env, BENCH_SKIP_BUILD: '1' },
+    maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`${role.label} ${variant} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
+  const [mode, name] = variant.split('/');
+  const line = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    .find((l) => l.mode === mode && l.variant === name);
+  if (!line) throw new Error(`${role.label} wrote no ${variant} line:\n${r.stdout.slice(-2000)}`);
+  return { ...line, interleave: { variant, role: role.role, label: role.label, started: new Date(t0).toISOString(),
+    process_s: (Date.now() - t0) / 1000 } };
+}
+
+const quantile = (sorted, q) => {
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (pos - lo);
+};
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: quantile(s, 0.5), min: s[0], max: s[s.length - 1], q1: quantile(s, 0.25), q3: quantile(s, 0.75) };
+};
+const fmt = (x) => (x === undefined || Number.isNaN(x) ? '–' : Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en')
+  : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
+const metric = (line, k) => line.per_run[0][k];
+
+// a pair drifts when one side's Redis CPU per job is more than 15 % away from that side's median over the pairs:
+// the same implementation doing the same work should cost Redis the same
+function driftFlags(pairs) {
+  const flags = pairs.map(() => []);
+  for (const role of ROLES) {
+    const xs = pairs.map((p) => metric(p[role.role], 'redis_cpu_us_per_job'));
+    const med = stats(xs).median;
+    xs.forEach((x, i) => {
+      if (Math.abs(x / med - 1) > DRIFT) flags[i].push(`${role.role} ${fmt(x)} vs median ${fmt(med)}`);
+    });
+  }
+  return flags;
+}
+
+function summarize(results) {
+  const out = [];
+  const first = Object.values(results).flat()[0]?.A;
+  out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order ${ROLES.map((r) => r.role).join(', ')} in every pair; `
+    + `one Redis (${first?.redis_version ?? '?'}, port ${PORT}), FLUSHALL SYNC before every run. `
+    + `n = ${N}, warm-up ${WARMUP_N} jobs per run, bull4j JIT warm-up ${JIT_WARMUP_N} jobs per path.`);
+  out.push('');
+  out.push(ROLES.map((r) => `${r.role} = ${r.label}`).join('; ') + '. Ratios are per pair, then the median over '
+    + 'the pairs; spread = min–max, IQR = q1–q3 of the pair ratios.');
+  out.push('');
+  out.push('| variant | measure | ' + ROLES.map((r) => `${r.role} median`).join(' | ')
+    + ' | ratio B/A median | B/A min–max | B/A IQR | better |'
+    + BASES.map((r) => ` ratio B/${r.role} median | B/${r.role} min–max |`).join(''));
+  out.push('| --- | --- | ' + ROLES.map(() => '---').join(' | ') + ' | --- | --- | --- | --- |'
+    + BASES.map(() => ' --- | --- |').join(''));
+  for (const [variant, pairs] of Object.entries(results)) {
+    for (const [key, title, better] of MEASURES) {
+      const per = Object.fromEntries(ROLES.map((r) => [r.role, stats(pairs.map((p) => metric(p[r.role], key)))]));
+      const ba = stats(pairs.map((p) => metric(p.B, key) / metric(p.A, key)));
+      let row = `| ${variant} | ${title} | ${ROLES.map((r) => fmt(per[r.role].median)).join(' | ')} | `
+        + `**${ba.median.toFixed(2)}** | ${ba.min.toFixed(2)}–${ba.max.toFixed(2)} | ${ba.q1.toFixed(2)}–${ba.q3.toFixed(2)} `
+        + `| ${better} |`;
+      for (const base of BASES) {
+        const bc = stats(pairs.map((p) => metric(p.B, key) / metric(p[base.role], key)));
+        row += ` **${bc.median.toFixed(2)}** | ${bc.min.toFixed(2)}–${bc.max.toFixed(2)} |`;
+      }
+      out.push(row);
+    }
+  }
+  out.push('');
+  out.push('Per pair (drift: a side whose Redis CPU µs/job is more than 15 % from its own median over the pairs; '
+    + 'other util = cores used by the rest of the machine during the measured window):');
+  out.push('');
+  out.push('| variant | pair | ' + ROLES.map((r) => `${r.role} jobs/s`).join(' | ') + ' | '
+    + ROLES.map((r) => `${r.role} Redis µs/job`).join(' | ') + ' | ' + ROLES.map((r) => `${r.role} other util`).join(' | ')
+    + ' | B/A jobs/s | drift |');
+  out.push('| --- | --- | ' + ROLES.map(() => '---').join(' | ') + ' | ' + ROLES.map(() => '---').join(' | ') + ' | '
+    + ROLES.map(() => '---').join(' | ') + ' | --- | --- |');
+  for (const [variant, pairs] of Object.entries(results)) {
+    const flags = driftFlags(pairs);
+    pairs.forEach((p, i) => {
+      out.push(`| ${variant} | ${i + 1} | ${ROLES.map((r) => fmt(metric(p[r.role], 'jobs_per_s'))).join(' | ')} | `
+        + `${ROLES.map((r) => fmt(metric(p[r.role], 'redis_cpu_us_per_job'))).join(' | ')} | `
+        + `${ROLES.map((r) => fmt(metric(p[r.role], 'other_util'))).join(' | ')} | `
+        + `${(metric(p.B, 'jobs_per_s') / metric(p.A, 'jobs_per_s')).toFixed(2)} | `
+        + `${flags[i].length ? 'DRIFT: ' + flags[i].join('; ') : 'ok'} |`);
+    });
+  }
+  return out.join('\n') + '\n';
+}
+
+const results = {};
+for (const variant of VARIANTS) {
+  javaArgs(variant); // refuses an unsupported variant before anything runs
+  results[variant] = [];
+}
+for (const variant of VARIANTS) {
+  for (let i = 0; i < PAIRS; i++) {
+    const pair = {};
+    for (const role of ROLES) {
+      const line = runOne(variant, role);
+      line.interleave.pair = i + 1;
+      fs.appendFileSync(RAW, JSON.stringify(line) + '\n');
+      pair[role.role] = line;
+      log(`${variant} pair ${i + 1}/${PAIRS} ${role.role}: ${fmt(metric(line, 'jobs_per_s'))} jobs/s, client `
+        + `${fmt(metric(line, 'node_cpu_us_per_job'))} µs/job, Redis ${fmt(metric(line, 'redis_cpu_us_per_job'))} µs/job, `
+        + `other util ${fmt(metric(line, 'other_util'))} (${line.interleave.process_s.toFixed(0)} s)`);
+    }
+    results[variant].push(pair);
+  }
+}
+const summary = summarize(results);
+fs.writeFileSync(path.join(OUT_DIR, 'summary.md'), summary);
+process.stdout.write(summary);

@@ -1,0 +1,59 @@
+package io.bull4j.internal.redis;
+
+import io.bull4j.RedisException;
+import io.bull4j.RedisNotAppliedException;
+import io.bull4j.RedisOutcomeUnknownException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.CompletionException;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** How Lettuce's failures map to what became of the command: not applied, outcome unknown, or an error reply. */
+class AwaitTranslateTest {
+
+    @Test
+    void aConnectionResetAfterTheSendIsOutcomeUnknown() {
+        RuntimeException e = Await.translate(new IOException("Connection reset by peer"), "add");
+        assertEquals(RedisOutcomeUnknownException.class, e.getClass(), e.toString());
+        assertFalse(((RedisException) e).isTimeout());
+        assertTrue(e.getMessage().startsWith("add: Connection reset by peer"), e.getMessage());
+    }
+
+    @Test
+    void aClosedChannelOrAnyOtherTransportErrorIsOutcomeUnknown() {
+        assertEquals(RedisOutcomeUnknownException.class,
+                Await.translate(new CompletionException(new ClosedChannelException()), "add").getClass());
+        assertEquals(RedisOutcomeUnknownException.class,
+                Await.translate(new io.netty.channel.ChannelException("broken pipe"), "add").getClass());
+        assertEquals(RedisOutcomeUnknownException.class,
+                Await.translate(new io.lettuce.core.RedisException("Connection closed"), "add").getClass());
+    }
+
+    @Test
+    void whatLettuceNeverSentIsNotApplied() {
+        assertEquals(RedisNotAppliedException.class, Await.translate(
+                new io.lettuce.core.RedisException("Currently not connected. Commands are rejected."), "add")
+                .getClass());
+        assertEquals(RedisNotAppliedException.class, Await.translate(
+                new io.lettuce.core.RedisException("Connection is closed"), "add").getClass());
+        assertEquals(RedisNotAppliedException.class,
+                Await.translate(new RedisConnectionException("Unable to connect"), "add").getClass());
+        assertEquals(RedisNotAppliedException.class, Await.translate(
+                new RedisCommandExecutionException("ERR BULL4J_LATE deadline passed"), "add").getClass());
+    }
+
+    @Test
+    void anErrorReplyIsAPlainRedisExceptionAndATimeoutIsOutcomeUnknown() {
+        RuntimeException reply = Await.translate(new RedisCommandExecutionException("ERR wrong number"), "add");
+        assertEquals(RedisException.class, reply.getClass());
+        RuntimeException timeout = Await.translate(new RedisCommandTimeoutException("timed out"), "add");
+        assertEquals(RedisOutcomeUnknownException.class, timeout.getClass());
+        assertTrue(((RedisException) timeout).isTimeout());
+    }
+}

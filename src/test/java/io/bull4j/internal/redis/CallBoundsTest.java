@@ -1,0 +1,82 @@
+package io.bull4j.internal.redis;
+
+import io.bull4j.RedisOutcomeUnknownException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Call bounds grouped into ticks behave as one timer task per call did: a bound fires no earlier than its budget,
+ * a call that completes first is never timed out, and nothing is left armed.
+ */
+class CallBoundsTest {
+    @Test
+    void aBoundFiresAfterItsBudgetNeverBefore() throws Exception {
+        long budgetMs = 120;
+        CountDownLatch fired = new CountDownLatch(1);
+        AtomicLong firedAfterNanos = new AtomicLong();
+        long t0 = System.nanoTime();
+        CallBounds.arm(budgetMs, () -> {
+            firedAfterNanos.set(System.nanoTime() - t0);
+            fired.countDown();
+        });
+        assertTrue(fired.await(10, TimeUnit.SECONDS), "the bound never fired");
+        assertTrue(firedAfterNanos.get() >= TimeUnit.MILLISECONDS.toNanos(budgetMs),
+                "fired after " + firedAfterNanos.get() / 1e6 + " ms, before its budget of " + budgetMs + " ms");
+    }
+
+    @Test
+    void aCancelledBoundNeverFires() throws Exception {
+        AtomicBoolean cancelledRan = new AtomicBoolean();
+        CallBounds.Bound cancelled = CallBounds.arm(30, () -> cancelledRan.set(true));
+        cancelled.cancel();
+        // a later bound's tick comes after the cancelled one's: once it has fired, the earlier tick has run too,
+        // and its callbacks were handed to the common pool before this one's
+        CountDownLatch later = new CountDownLatch(1);
+        CallBounds.arm(30 + 3 * CallBounds.TICK_MS, later::countDown);
+        assertTrue(later.await(10, TimeUnit.SECONDS));
+        CompletableFuture.runAsync(() -> { }).get(10, TimeUnit.SECONDS);
+        assertFalse(cancelledRan.get(), "a cancelled bound fired");
+    }
+
+    @Test
+    void manyCallsCompletedInTimeLeaveNothingArmedAndNoTimeout() throws Exception {
+        AtomicInteger timeouts = new AtomicInteger();
+        for (int i = 0; i < 10_000; i++) {
+            CompletableFuture<String> reply = new CompletableFuture<>();
+            CompletableFuture<String> bounded = Await.within(reply, Duration.ofSeconds(10), "call " + i,
+                    timeouts::incrementAndGet);
+            reply.complete("ok " + i);
+            assertEquals("ok " + i, bounded.get(10, TimeUnit.SECONDS));
+        }
+        assertEquals(0, timeouts.get());
+        assertEquals(0, CallBounds.pending(), "bounds left armed after their calls completed");
+    }
+
+    @Test
+    void aCallWithNoReplyTimesOutAsOutcomeUnknownAndIsCancelled() throws Exception {
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        CountDownLatch onTimeout = new CountDownLatch(1);
+        long t0 = System.nanoTime();
+        CompletableFuture<String> bounded = Await.within(reply, Duration.ofMillis(100), "silent call",
+                onTimeout::countDown);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> bounded.get(10, TimeUnit.SECONDS));
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        assertInstanceOf(RedisOutcomeUnknownException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("silent call"), e.getCause().getMessage());
+        assertTrue(tookMs >= 100, "timed out after " + tookMs + " ms, before its budget");
+        assertTrue(onTimeout.await(10, TimeUnit.SECONDS), "the command in flight was not cancelled");
+        // a reply that comes after the bound changes nothing
+        reply.complete("late");
+        assertTrue(bounded.isCompletedExceptionally());
+    }
+}
