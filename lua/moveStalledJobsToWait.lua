@@ -17,6 +17,7 @@
 -- (jobHealth) instead: one damaged job never stops the pass.
 --@include queueState
 --@include jobHealth
+--@include requeueStalled
 
 if redis.call("EXISTS", KEYS[4]) == 1 then
   return {}
@@ -26,41 +27,14 @@ redis.call("SET", KEYS[4], ARGV[2], "PX", ARGV[4])
 local maxLen = maxEvents(KEYS[5])
 redis.call("XTRIM", KEYS[6], "MAXLEN", "~", maxLen)
 
--- A job whose scheduler still exists is never failed for stalling (its scheduler hash is repeat:<id>, or in
--- older layouts only an entry in the repeat ZSET), as BullMQ does.
-local function isLiveSchedulerJob(base, jobKey)
-  local schedulerId = redis.call("HGET", jobKey, "rjk")
-  if not schedulerId then
-    return false
-  end
-  return redis.call("EXISTS", base .. "repeat:" .. schedulerId) == 1
-    or redis.call("ZSCORE", base .. "repeat", schedulerId) ~= false
-end
-
 local base = ARGV[1]
 local maxStalled = tonumber(ARGV[3])
 local moved = {}
 local now = tonumber(ARGV[2])
 for _, jobId in ipairs(candidates) do
-  local jobKey = base .. jobId
-  if redis.call("EXISTS", jobKey .. ":lock") == 0 then
-    -- checked before the LREM, so that a damaged job is set aside, not dropped by an error halfway
-    local problem = jobProblem(jobKey, "stc")
-    if redis.call("LREM", KEYS[3], 1, jobId) == 0 then
-      -- it left active meanwhile: nothing to do
-    elseif problem then
-      setAsideDamaged(jobKey, jobId, KEYS[8], KEYS[6], maxLen, "active", problem, now)
-    else
-      local count = redis.call("HINCRBY", jobKey, "stc", 1)
-      if count > maxStalled and not isLiveSchedulerJob(base, jobKey) then
-        redis.call("HSET", jobKey, "defa", "job stalled more than allowable limit")
-      end
-      -- the front of the queue: a stalled job runs next
-      redis.call("RPUSH", KEYS[2], jobId)
-      redis.call("XADD", KEYS[6], "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId, "prev", "active")
-      redis.call("XADD", KEYS[6], "MAXLEN", "~", maxLen, "*", "event", "stalled", "jobId", jobId)
-      moved[#moved + 1] = jobId
-    end
+  if redis.call("EXISTS", base .. jobId .. ":lock") == 0
+      and requeueStalledJob(base, jobId, KEYS[2], KEYS[3], KEYS[8], KEYS[6], maxLen, maxStalled, now) == "moved" then
+    moved[#moved + 1] = jobId
   end
 end
 if #moved > 0 and not isPausedOrMaxed(KEYS[5], KEYS[3]) then

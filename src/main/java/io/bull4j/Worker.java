@@ -193,6 +193,10 @@ public final class Worker implements AutoCloseable {
             scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
             long stalledMs = opts.stalledInterval().toMillis();
             scheduler.scheduleWithFixedDelay(stalled::check, stalledMs, stalledMs, TimeUnit.MILLISECONDS);
+            long sweepMs = opts.stalledSweepInterval().toMillis();
+            if (sweepMs > 0) {
+                scheduler.scheduleWithFixedDelay(stalled::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+            }
             // the first stalled check runs before the first fetch, as in BullMQ: jobs recovered from a dead worker
             // go first, and a job this worker takes is not marked as a stalled candidate at once
             fetchThread = new Thread(() -> {

@@ -22,6 +22,8 @@ public final class WorkerOptions {
     public static final Duration DEFAULT_LOCK_DURATION = Duration.ofSeconds(30);
     /** The default {@link Builder#stalledInterval(Duration) stalledInterval}: 30 seconds. */
     public static final Duration DEFAULT_STALLED_INTERVAL = Duration.ofSeconds(30);
+    /** The default {@link Builder#stalledSweepInterval(Duration) stalledSweepInterval}: 1 second. */
+    public static final Duration DEFAULT_STALLED_SWEEP_INTERVAL = Duration.ofSeconds(1);
     /** The default {@link Builder#maxStalledCount(int) maxStalledCount}: 1. */
     public static final int DEFAULT_MAX_STALLED_COUNT = 1;
     /** The default {@link Builder#drainDelay(Duration) drainDelay}: 5 seconds. */
@@ -38,6 +40,7 @@ public final class WorkerOptions {
     private final Duration lockRenewTime;
     private final Duration explicitLockRenewTime; // null: derived from lockDuration, and re-derived by toBuilder
     private final Duration stalledInterval;
+    private final Duration stalledSweepInterval;
     private final int maxStalledCount;
     private final Duration drainDelay;
     private final Duration closeTimeout;
@@ -63,6 +66,7 @@ public final class WorkerOptions {
         lockRenewTime = b.lockRenewTime != null ? b.lockRenewTime : b.lockDuration.dividedBy(2);
         explicitLockRenewTime = b.lockRenewTime;
         stalledInterval = b.stalledInterval;
+        stalledSweepInterval = b.stalledSweepInterval;
         maxStalledCount = b.maxStalledCount;
         drainDelay = b.drainDelay;
         closeTimeout = b.closeTimeout;
@@ -95,6 +99,7 @@ public final class WorkerOptions {
         b.lockDuration = lockDuration;
         b.lockRenewTime = explicitLockRenewTime;
         b.stalledInterval = stalledInterval;
+        b.stalledSweepInterval = stalledSweepInterval;
         b.maxStalledCount = maxStalledCount;
         b.drainDelay = drainDelay;
         b.closeTimeout = closeTimeout;
@@ -126,6 +131,8 @@ public final class WorkerOptions {
     public Duration lockRenewTime() { return lockRenewTime; }
     /** {@return how often active jobs are checked for an expired lock} */
     public Duration stalledInterval() { return stalledInterval; }
+    /** {@return how often the stalled sweep runs between passes; zero when it is off} */
+    public Duration stalledSweepInterval() { return stalledSweepInterval; }
     /** {@return how many times a job may stall before it is failed} */
     public int maxStalledCount() { return maxStalledCount; }
     /** {@return the longest single blocking wait for a job while the queue is empty} */
@@ -178,7 +185,7 @@ public final class WorkerOptions {
         WorkerOptions x = (WorkerOptions) o;
         return concurrency == x.concurrency && lockDuration.equals(x.lockDuration)
                 && lockRenewTime.equals(x.lockRenewTime) && stalledInterval.equals(x.stalledInterval)
-                && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
+                && stalledSweepInterval.equals(x.stalledSweepInterval) && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
                 && closeTimeout.equals(x.closeTimeout) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
@@ -192,14 +199,15 @@ public final class WorkerOptions {
 
     @Override
     public int hashCode() {
-        return Objects.hash(concurrency, lockDuration, lockRenewTime, stalledInterval, maxStalledCount, drainDelay,
+        return Objects.hash(concurrency, lockDuration, lockRenewTime, stalledInterval, stalledSweepInterval, maxStalledCount, drainDelay,
                 autorun, name, prefix);
     }
 
     @Override
     public String toString() {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
-                + lockRenewTime + ", stalledInterval=" + stalledInterval + ", maxStalledCount=" + maxStalledCount
+                + lockRenewTime + ", stalledInterval=" + stalledInterval + ", stalledSweepInterval=" + stalledSweepInterval
+                + ", maxStalledCount=" + maxStalledCount
                 + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun
                 + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
@@ -217,6 +225,7 @@ public final class WorkerOptions {
         private Duration lockDuration = DEFAULT_LOCK_DURATION;
         private Duration lockRenewTime;
         private Duration stalledInterval = DEFAULT_STALLED_INTERVAL;
+        private Duration stalledSweepInterval = DEFAULT_STALLED_SWEEP_INTERVAL;
         private int maxStalledCount = DEFAULT_MAX_STALLED_COUNT;
         private Duration drainDelay = DEFAULT_DRAIN_DELAY;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
@@ -319,6 +328,27 @@ public final class WorkerOptions {
         public Builder stalledInterval(Duration d) {
             ValidationException.check(positive(d), "stalledInterval", "must be positive (was " + d + ")");
             this.stalledInterval = d;
+            return this;
+        }
+
+        /**
+         * How often, between two stalled passes, this worker sweeps for jobs the last pass marked as stalled
+         * candidates and whose lock has expired since, and puts them back in wait at once (the next pass would, up to
+         * a {@code stalledInterval} later). The sweep marks nothing and leaves the shared {@code stalled-check} key
+         * alone, so BullMQ workers on the same queue see the usual protocol; when that key has expired it runs the
+         * regular pass at once. A job of a dead worker is then recovered within about
+         * {@code max(lockDuration, stalledInterval)} plus this interval. Cost: one script call per interval per worker,
+         * O(size of the {@code stalled} set), which renewals keep to the jobs that have stopped renewing. Default 1
+         * second ({@link WorkerOptions#DEFAULT_STALLED_SWEEP_INTERVAL}); {@link Duration#ZERO} turns it off (recovery
+         * then takes up to {@code lockDuration} plus two {@code stalledInterval}s, as in BullMQ).
+         *
+         * @param d zero (off), or at least 1 ms
+         * @return this builder
+         */
+        public Builder stalledSweepInterval(Duration d) {
+            ValidationException.check(d != null && (d.isZero() || d.toMillis() >= 1), "stalledSweepInterval",
+                    "must be zero (off) or at least 1 ms (was " + d + ")");
+            this.stalledSweepInterval = d;
             return this;
         }
 

@@ -84,6 +84,9 @@ class ValidationTest {
         rejects("lockRenewTime", () -> WorkerOptions.builder().lockDuration(Duration.ofSeconds(1))
                 .lockRenewTime(Duration.ofSeconds(2)).build());
         rejects("stalledInterval", () -> WorkerOptions.builder().stalledInterval(Duration.ofMillis(-5)));
+        rejects("stalledSweepInterval", () -> WorkerOptions.builder().stalledSweepInterval(Duration.ofMillis(-1)));
+        rejects("stalledSweepInterval", () -> WorkerOptions.builder().stalledSweepInterval(Duration.ofNanos(500)));
+        rejects("stalledSweepInterval", () -> WorkerOptions.builder().stalledSweepInterval(null));
         rejects("maxStalledCount", () -> WorkerOptions.builder().maxStalledCount(-1));
         rejects("drainDelay", () -> WorkerOptions.builder().drainDelay(Duration.ZERO));
         assertEquals(List.of(), redis().keys(key(q, "*")));

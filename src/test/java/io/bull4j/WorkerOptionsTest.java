@@ -15,6 +15,7 @@ class WorkerOptionsTest {
         assertEquals(Duration.ofSeconds(30), o.lockDuration());
         assertEquals(Duration.ofSeconds(15), o.lockRenewTime());
         assertEquals(Duration.ofSeconds(30), o.stalledInterval());
+        assertEquals(Duration.ofSeconds(1), o.stalledSweepInterval(), "bull4j's sweep between stalled passes");
         assertEquals(1, o.maxStalledCount());
         assertEquals(Duration.ofSeconds(5), o.drainDelay());
         assertTrue(o.autorun());
@@ -41,5 +42,9 @@ class WorkerOptionsTest {
         assertEquals(o.hashCode(), o.toBuilder().build().hashCode());
         assertNotEquals(o, o.toBuilder().concurrency(5).build());
         assertTrue(o.toString().contains("concurrency=4"));
+        WorkerOptions noSweep = o.toBuilder().stalledSweepInterval(Duration.ZERO).build();
+        assertEquals(Duration.ZERO, noSweep.stalledSweepInterval(), "zero turns the sweep off");
+        assertEquals(noSweep, noSweep.toBuilder().build());
+        assertNotEquals(o, noSweep);
     }
 }

@@ -28,6 +28,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ChaosSideBySideTest {
     private static final boolean FULL = "full".equalsIgnoreCase(System.getProperty("bull4j.chaos", "short"));
     private static final long SEED = Long.getLong("bull4j.chaos.seed", 9L);
+    /** A regular expression: runs only the cases whose "scenario, settings" label it is found in (all when unset). */
+    private static final String ONLY = System.getProperty("bull4j.chaos.only", "");
 
     private record Case(String scenario, WorkerSettings settings, Nemesis nemesis, boolean recovery) {
     }
@@ -37,7 +39,7 @@ class ChaosSideBySideTest {
         assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
         NodeBullmq.assumeAvailable();
         WorkerSettings fiveSeconds = WorkerSettings.fiveSecondLocks(8);
-        List<Case> cases = List.of(
+        List<Case> all = List.of(
                 // at 30 s locks a kill every 4 s would kill most jobs twice before their lock expires: every 10 s
                 new Case("worker kill -9", WorkerSettings.defaults(8), Scenarios.workerKill9(Duration.ofSeconds(10)),
                         true),
@@ -47,6 +49,10 @@ class ChaosSideBySideTest {
                         Scenarios.workerKill9(Duration.ofSeconds(4)), true),
                 new Case("SIGSTOP 2 x lock", fiveSeconds,
                         Scenarios.workerPause(Duration.ofSeconds(10), Duration.ofSeconds(5)), false));
+        List<Case> cases = all.stream()
+                .filter(c -> java.util.regex.Pattern.compile(ONLY).matcher(c.scenario() + ", " + c.settings().label()).find())
+                .toList();
+        assertTrue(!cases.isEmpty(), "no case matches -Dbull4j.chaos.only=" + ONLY);
         List<Result[]> pairs = new ArrayList<>();
         for (Case c : cases) {
             Plan p = new Plan(c.scenario(), Engine.BULL4J, c.settings(), 4, 5_000, 12, Duration.ofSeconds(60),

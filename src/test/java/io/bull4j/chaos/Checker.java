@@ -114,8 +114,10 @@ final class Checker {
 
     /** Why {@code earlier} lost its lease before {@code laterStart}, or null when nothing explains it. */
     private String leaseLossCause(Run earlier, long laterStart) {
-        if (killsAt.getOrDefault(earlier.proc(), List.of()).stream()
-                .anyMatch(t -> t >= earlier.start() && t <= laterStart)) {
+        // a START written between the KILL9 line and the process's death (the signal was on its way) was killed too
+        Long died = exitAt.get(earlier.proc());
+        if (killsAt.getOrDefault(earlier.proc(), List.of()).stream().anyMatch(t -> t <= laterStart
+                && (t >= earlier.start() || died != null && died >= earlier.start() && died <= laterStart))) {
             return "kill";
         }
         if (pausedIn.getOrDefault(earlier.proc(), List.of()).stream()

@@ -106,6 +106,19 @@ class CheckerTest {
     }
 
     @Test
+    void startWrittenWhileTheKillSignalWasOnItsWayIsKilledNotAnOverlap() throws IOException {
+        added("j1");
+        line("faults", "KILL9", 1_000, "proc", "w1.0");
+        run("w1.0", "j1", "t1", 1_001, null); // written after the KILL9 line, before the process died
+        line("faults", "EXIT", 1_070, "proc", "w1.0");
+        run("w2.0", "j1", "t2", 6_200, 6_300L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of(), v.violations());
+        assertEquals(Map.of("kill", 1), v.extraRunCauses);
+    }
+
+    @Test
     void restartAfterAKillIsMeasuredFromTheKill() throws IOException {
         added("j1");
         added("j2");
