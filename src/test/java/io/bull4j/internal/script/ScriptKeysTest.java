@@ -62,6 +62,7 @@ class ScriptKeysTest {
         m.put("moveToDelayed", () -> MoveToDelayed.run(runner, K, "missing", "t:1", now, 0, null, null));
         m.put("moveToWait", () -> MoveToWait.run(runner, K, "missing", "t:1"));
         m.put("moveStalledJobsToWait", () -> MoveStalledJobsToWait.run(runner, K, now, 1, 1000));
+        m.put("sweepStalledJobs", () -> SweepStalledJobs.run(runner, K, now, 1));
         m.put("takeLock", () -> Locks.take(runner, K, "missing", "t:1", 1000));
         m.put("extendLock", () -> Locks.extend(runner, K, "missing", "t:1", 1000));
         m.put("extendLocks", () -> Locks.extendAll(runner, K, Map.of("missing", "t:1"), 1000));
