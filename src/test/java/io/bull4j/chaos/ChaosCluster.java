@@ -6,14 +6,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -194,19 +189,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** One command to one node over a fresh socket; the reply's text, or null when none. */
     String raw(int node, String command) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(HOST, port(node)), 500);
-            s.setSoTimeout(2000);
-            OutputStream out = s.getOutputStream();
-            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            byte[] buf = new byte[65536];
-            int n = in.read(buf);
-            return n <= 0 ? null : new String(buf, 0, n, StandardCharsets.US_ASCII).trim();
-        } catch (IOException e) {
-            return null;
-        }
+        return ChaosRedis.raw(port(node), command);
     }
 
     @Override

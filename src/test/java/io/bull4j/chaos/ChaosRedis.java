@@ -129,6 +129,11 @@ final class ChaosRedis implements AutoCloseable {
 
     /** One command over a fresh socket, outside any client's state; the reply's text, or null when none. */
     String raw(String command) {
+        return raw(port, command);
+    }
+
+    /** One command to 127.0.0.1:{@code port} over a fresh socket; the reply's text, or null when none. */
+    static String raw(int port, String command) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(HOST, port), 500);
             s.setSoTimeout(2000);
@@ -136,7 +141,7 @@ final class ChaosRedis implements AutoCloseable {
             out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
-            byte[] buf = new byte[16384];
+            byte[] buf = new byte[65536];
             int n = in.read(buf);
             return n <= 0 ? null : new String(buf, 0, n, StandardCharsets.US_ASCII).trim();
         } catch (IOException e) {
