@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Proves the test harness itself: real Redis servers and the real Node bullmq driver. */
 class HarnessSelfTest {
@@ -56,6 +57,25 @@ class HarnessSelfTest {
             dedicated.stop();
             assertFalse(dedicated.isRunning(), "stopped server still answers");
         }
+    }
+
+    @Test
+    void aServerLeftByAKilledJvmIsStoppedByTheNextHarness() throws Exception {
+        assumeTrue(System.getenv(RedisTestServer.URL_VARIABLE) == null, "the harness starts its own servers");
+        int port;
+        try (ChildJvm child = ChildJvm.start(OrphanServerMain.class)) {
+            port = Integer.parseInt(child.awaitLine(l -> l.startsWith("PORT "), 60).substring(5));
+            child.kill(); // SIGKILL: no shutdown hook stops its server
+        }
+        assertTrue(RedisTestServer.ping("127.0.0.1", port), "the killed JVM's server should outlive it until reaped");
+
+        OrphanReaper.reap("bull4j-redis-");
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (RedisTestServer.ping("127.0.0.1", port) && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos()); // bounded poll
+        }
+        assertFalse(RedisTestServer.ping("127.0.0.1", port), "the orphaned server on port " + port + " still answers");
     }
 
     @Test

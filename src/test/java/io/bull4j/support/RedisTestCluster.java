@@ -96,6 +96,7 @@ public final class RedisTestCluster {
     // ---- starting and stopping ----------------------------------------------------------------
 
     private static RedisTestCluster start() {
+        OrphanReaper.reap("bull4j-cluster-");
         Path dir;
         try {
             dir = Files.createTempDirectory("bull4j-cluster-");
@@ -109,6 +110,7 @@ public final class RedisTestCluster {
             for (int attempt = 1; ports.size() < NODES; attempt++) {
                 int port = freePortWithBus(ports);
                 Process p = launchNode(port, dir);
+                OrphanReaper.claim(dir, p);
                 if (awaitPing(p, port)) {
                     ports.add(port);
                     processes.add(p);

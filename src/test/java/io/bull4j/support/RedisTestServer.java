@@ -175,6 +175,7 @@ public final class RedisTestServer implements AutoCloseable {
             throw new IllegalStateException("redis-server on port " + port + " is still running");
         }
         process = launch(binary, port, dir);
+        OrphanReaper.claim(dir, process);
         if (!awaitPing(process, port)) {
             throw new IllegalStateException("redis-server did not come back on port " + port + "\n" + log(dir));
         }
@@ -198,6 +199,7 @@ public final class RedisTestServer implements AutoCloseable {
     // ---- starting ---------------------------------------------------------------------------
 
     private static RedisTestServer startNew() {
+        reapOnce();
         Path binary = findBinary();
         Path dir;
         try {
@@ -209,6 +211,7 @@ public final class RedisTestServer implements AutoCloseable {
         for (int attempt = 1; attempt <= 3; attempt++) {
             int port = freePort();
             Process p = launch(binary, port, dir);
+            OrphanReaper.claim(dir, p);
             if (awaitPing(p, port)) {
                 RedisTestServer server = new RedisTestServer("redis://" + HOST + ":" + port, HOST, port, binary, dir);
                 server.process = p;
@@ -220,6 +223,17 @@ public final class RedisTestServer implements AutoCloseable {
             }
         }
         throw new AssertionError("unreachable");
+    }
+
+    private static boolean reaped;
+
+    /** Once per JVM: stops the servers that killed JVMs of earlier runs left behind. */
+    private static synchronized void reapOnce() {
+        if (!reaped) {
+            reaped = true;
+            OrphanReaper.reap("bull4j-redis-");
+            OrphanReaper.reap("bull4j-cluster-");
+        }
     }
 
     /**
@@ -297,7 +311,7 @@ public final class RedisTestServer implements AutoCloseable {
         return false;
     }
 
-    private static boolean ping(String host, int port) {
+    static boolean ping(String host, int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), 500);
             s.setSoTimeout(1000);
