@@ -439,6 +439,7 @@ final class JobRunner {
         r.workerName = opts.name();
         r.limiterMax = opts.limiterMax();
         r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
+        r.metricsMaxDataPoints = opts.metricsMaxDataPoints();
         return r;
     }
 

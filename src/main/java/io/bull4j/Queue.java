@@ -39,6 +39,7 @@ public final class Queue implements AutoCloseable {
     private final QueueAdmin admin;
     private final QueueLimits limits;
     private final JobSchedulers schedulers;
+    private final QueueInsights insights;
     private volatile boolean closed;
     private final String defaultOptsJson;
 
@@ -74,6 +75,7 @@ public final class Queue implements AutoCloseable {
         this.admin = new QueueAdmin(ctx);
         this.limits = new QueueLimits(ctx);
         this.schedulers = new JobSchedulers(ctx);
+        this.insights = new QueueInsights(ctx);
         if (options.checkEvictionPolicy()) {
             ctx.link.checkEvictionPolicy();
         }
@@ -361,6 +363,33 @@ public final class Queue implements AutoCloseable {
     public List<Job> getJobs(JobState... states) {
         checkOpen();
         return admin.jobs(QueueAdmin.checkStates(states), 0, -1, false);
+    }
+
+    // ---- metrics and observability (as BullMQ 6.7.0; see docs/observability.md) ----
+
+    /**
+     * The finished-job metrics that workers with {@link WorkerOptions.Builder#metrics(int) metrics} write, bull4j's
+     * and BullMQ's alike, as BullMQ's {@code getMetrics}. One Redis call.
+     *
+     * @param type {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @param start the first per-minute point to read (0: the newest)
+     * @param end the last one ({@code -1}: the oldest kept)
+     * @return the metrics; all zero when nothing was counted
+     * @throws ValidationException for another state
+     */
+    public JobMetrics getMetrics(JobState type, long start, long end) {
+        checkOpen();
+        return insights.metrics(type, start, end);
+    }
+
+    /**
+     * {@link #getMetrics(JobState, long, long)} with every per-minute point.
+     *
+     * @param type {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @return the metrics
+     */
+    public JobMetrics getMetrics(JobState type) {
+        return getMetrics(type, 0, -1);
     }
 
     // ---- job schedulers ----
