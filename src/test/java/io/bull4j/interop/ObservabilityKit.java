@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and a bull4j worker whose clock the jobs set, as the Node side's is.
  */
 final class ObservabilityKit {
-    static final Duration NODE = Duration.ofSeconds(60);
-    static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration NODE = Duration.ofSeconds(60);
+    private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String SCRIPT = "interop-observability.mjs";
 
     private ObservabilityKit() {
