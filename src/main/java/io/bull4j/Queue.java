@@ -393,6 +393,29 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
+     * The queue's state in Prometheus's text format, line for line what BullMQ's {@code exportPrometheusMetrics}
+     * gives for the same state: the gauge {@code bullmq_job_count} per state ({@code queue} and {@code state}
+     * labels) and the counters {@code bullmq_job_completed_total} and {@code bullmq_job_failed_total} (the totals
+     * that workers with {@link WorkerOptions.Builder#metrics(int) metrics} count), each with its HELP and TYPE
+     * lines, joined by {@code \n} with none after the last. Three reads, sent together; for Micrometer see
+     * {@code io.bull4j.micrometer}.
+     *
+     * @param labels labels added to every sample after {@code queue} (and {@code state}), in the map's order; names
+     *     must be Prometheus label names, values are escaped; null or empty for none
+     * @return the text
+     * @throws ValidationException for a bad label name or a null value, before anything is read
+     */
+    public String exportPrometheusMetrics(Map<String, String> labels) {
+        checkOpen();
+        return insights.prometheus(labels);
+    }
+
+    /** {@return {@link #exportPrometheusMetrics(Map)} without extra labels} */
+    public String exportPrometheusMetrics() {
+        return exportPrometheusMetrics(null);
+    }
+
+    /**
      * The workers connected to this queue now, bull4j's and BullMQ's alike, as BullMQ's {@code getWorkers}: the
      * connections in Redis's {@code CLIENT LIST} named as a worker's blocking connection of this queue
      * ({@code <prefix>:<base64(queue)>}, with {@code :w:<workerName>} for a named worker). Each is CLIENT LIST's

@@ -1,5 +1,6 @@
 package io.bull4j;
 
+import io.bull4j.internal.script.GetCounts;
 import io.bull4j.internal.script.GetMetrics;
 import io.bull4j.internal.script.QueueReads;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -15,12 +16,16 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
 
 /**
  * The observability half of {@link Queue}: finished-job metrics, the Prometheus text, the workers connected, job
  * logs, the events stream's trim and the meta hash, on BullMQ 6.7.0's keys. Stateless.
  */
 final class QueueInsights {
+    /** A Prometheus label name. */
+    private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+
     private final QueueContext ctx;
 
     QueueInsights(QueueContext ctx) {
@@ -163,5 +168,50 @@ final class QueueInsights {
 
     private static boolean present(String v) {
         return v != null && !v.isEmpty();
+    }
+
+    /**
+     * BullMQ's Prometheus text: the job count of each state (getJobCounts' states, in its order), then the
+     * completed and failed totals of the metrics hashes, lines joined by a newline with none at the end. The three
+     * reads are sent together.
+     */
+    String prometheus(Map<String, String> labels) {
+        StringBuilder extra = new StringBuilder();
+        if (labels != null) {
+            labels.forEach((k, v) -> {
+                ValidationException.check(k != null && LABEL_NAME.matcher(k).matches(), "labels",
+                        "names must be Prometheus label names (was " + k + ")");
+                ValidationException.check(v != null, "labels", "value of " + k + " must not be null");
+                extra.append(", ").append(k).append("=\"").append(escape(v)).append('"');
+            });
+        }
+        CompletableFuture<List<Long>> counts = GetCounts.run(ctx.scripts(), ctx.keys);
+        CompletableFuture<GetMetrics.Raw> completed = GetMetrics.run(ctx.scripts(), ctx.keys, "completed", 0, 0);
+        CompletableFuture<GetMetrics.Raw> failed = GetMetrics.run(ctx.scripts(), ctx.keys, "failed", 0, 0);
+        List<Long> all = ctx.await(counts, "exportPrometheusMetrics");
+        String completedTotal = Long.toString(number(ctx.await(completed, "exportPrometheusMetrics").count()));
+        String failedTotal = Long.toString(number(ctx.await(failed, "exportPrometheusMetrics").count()));
+
+        String queue = "queue=\"" + escape(ctx.name()) + "\"";
+        List<String> lines = new ArrayList<>();
+        lines.add("# HELP bullmq_job_count Number of jobs in the queue by state");
+        lines.add("# TYPE bullmq_job_count gauge");
+        for (JobState state : QueueAdmin.ALL_STATES) {
+            String key = state == JobState.WAITING ? "wait" : state.wireName();
+            lines.add("bullmq_job_count{" + queue + ", state=\"" + state.wireName() + "\"" + extra + "} "
+                    + all.get(GetCounts.STATES.indexOf(key)));
+        }
+        lines.add("# HELP bullmq_job_completed_total Total number of completed jobs");
+        lines.add("# TYPE bullmq_job_completed_total counter");
+        lines.add("bullmq_job_completed_total{" + queue + extra + "} " + completedTotal);
+        lines.add("# HELP bullmq_job_failed_total Total number of failed jobs");
+        lines.add("# TYPE bullmq_job_failed_total counter");
+        lines.add("bullmq_job_failed_total{" + queue + extra + "} " + failedTotal);
+        return String.join("\n", lines);
+    }
+
+    /** A label value as the exposition format escapes it (and as BullMQ does): backslash, double quote, newline. */
+    static String escape(String v) {
+        return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 }
