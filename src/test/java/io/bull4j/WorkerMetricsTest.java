@@ -122,6 +122,10 @@ class WorkerMetricsTest {
         assertTrue(e.getMessage().contains("metrics.maxDataPoints"), e.getMessage());
         assertEquals(0, WorkerOptions.builder().build().metricsMaxDataPoints());
         assertEquals(10080, WorkerOptions.builder().metrics(10080).build().metricsMaxDataPoints());
+        WorkerOptions week = WorkerOptions.builder().metrics(10080).build();
+        assertEquals(week, week.toBuilder().build(), "toBuilder keeps metrics");
+        assertNotEquals(week, week.toBuilder().metrics(0).build());
+        assertTrue(week.toString().contains("metrics=10080"), week.toString());
         String q = queueName("metrics-bad");
         try (Queue queue = new Queue(q, queueOptions())) {
             List<JobState> refused = new ArrayList<>();
