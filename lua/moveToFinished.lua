@@ -28,6 +28,7 @@
 -- ARGV[14] worker name, or ""
 -- ARGV[15] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
 -- ARGV[16] the worker's limiter duration (ms), or ""
+-- ARGV[17] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 the job's hash is damaged
 -- and it was moved to failed with a reason naming the damage), else a fetch result
 -- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
@@ -41,6 +42,7 @@
 --@include rateLimit
 --@include fetchJob
 --@include deduplicate
+--@include metrics
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
@@ -137,6 +139,10 @@ else
     redis.call("XADD", KEYS[3], "MAXLEN", "~", maxLen, "*", "event", "retries-exhausted", "jobId", jobId,
       "attemptsMade", attemptsMade)
   end
+end
+
+if ARGV[17] ~= "" then
+  countFinishedInMinute(base .. "metrics:" .. ARGV[5], tonumber(ARGV[17]), ARGV[4])
 end
 
 local k = {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],

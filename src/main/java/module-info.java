@@ -13,6 +13,8 @@ module io.bull4j {
     requires com.fasterxml.jackson.datatype.jsr310; // java.time in job data, as ISO-8601 text
     requires org.slf4j;
     requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
+    requires static micrometer.core; // optional: only io.bull4j.micrometer uses it, loaded when the application does
 
     exports io.bull4j;
+    exports io.bull4j.micrometer;
 }

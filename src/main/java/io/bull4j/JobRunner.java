@@ -291,6 +291,7 @@ final class JobRunner {
                 }
                 Job retried = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                         "delay", delay.toMillis());
+                bus.emit(l -> l.onRetrying(retried, error, delay));
                 bus.emit(l -> l.onFailed(retried, error));
                 return null;
             }
@@ -439,6 +440,7 @@ final class JobRunner {
         r.workerName = opts.name();
         r.limiterMax = opts.limiterMax();
         r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
+        r.metricsMaxDataPoints = opts.metricsMaxDataPoints();
         return r;
     }
 

@@ -39,6 +39,7 @@ public final class Queue implements AutoCloseable {
     private final QueueAdmin admin;
     private final QueueLimits limits;
     private final JobSchedulers schedulers;
+    private final QueueInsights insights;
     private volatile boolean closed;
     private final String defaultOptsJson;
 
@@ -74,6 +75,7 @@ public final class Queue implements AutoCloseable {
         this.admin = new QueueAdmin(ctx);
         this.limits = new QueueLimits(ctx);
         this.schedulers = new JobSchedulers(ctx);
+        this.insights = new QueueInsights(ctx);
         if (options.checkEvictionPolicy()) {
             ctx.link.checkEvictionPolicy();
         }
@@ -361,6 +363,129 @@ public final class Queue implements AutoCloseable {
     public List<Job> getJobs(JobState... states) {
         checkOpen();
         return admin.jobs(QueueAdmin.checkStates(states), 0, -1, false);
+    }
+
+    // ---- metrics and observability (as BullMQ 6.7.0; see docs/observability.md) ----
+
+    /**
+     * The finished-job metrics that workers with {@link WorkerOptions.Builder#metrics(int) metrics} write, bull4j's
+     * and BullMQ's alike, as BullMQ's {@code getMetrics}. One Redis call.
+     *
+     * @param type {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @param start the first per-minute point to read (0: the newest)
+     * @param end the last one ({@code -1}: the oldest kept)
+     * @return the metrics; all zero when nothing was counted
+     * @throws ValidationException for another state
+     */
+    public JobMetrics getMetrics(JobState type, long start, long end) {
+        checkOpen();
+        return insights.metrics(type, start, end);
+    }
+
+    /**
+     * {@link #getMetrics(JobState, long, long)} with every per-minute point.
+     *
+     * @param type {@link JobState#COMPLETED} or {@link JobState#FAILED}
+     * @return the metrics
+     */
+    public JobMetrics getMetrics(JobState type) {
+        return getMetrics(type, 0, -1);
+    }
+
+    /**
+     * The queue's state in Prometheus's text format, line for line what BullMQ's {@code exportPrometheusMetrics}
+     * gives for the same state: the gauge {@code bullmq_job_count} per state ({@code queue} and {@code state}
+     * labels) and the counters {@code bullmq_job_completed_total} and {@code bullmq_job_failed_total} (the totals
+     * that workers with {@link WorkerOptions.Builder#metrics(int) metrics} count), each with its HELP and TYPE
+     * lines, joined by {@code \n} with none after the last. Three reads, sent together; for Micrometer see
+     * {@code io.bull4j.micrometer}.
+     *
+     * @param labels labels added to every sample after {@code queue} (and {@code state}), in the map's order; names
+     *     must be Prometheus label names, values are escaped; null or empty for none
+     * @return the text
+     * @throws ValidationException for a bad label name or a null value, before anything is read
+     */
+    public String exportPrometheusMetrics(Map<String, String> labels) {
+        checkOpen();
+        return insights.prometheus(labels);
+    }
+
+    /** {@return {@link #exportPrometheusMetrics(Map)} without extra labels} */
+    public String exportPrometheusMetrics() {
+        return exportPrometheusMetrics(null);
+    }
+
+    /**
+     * The workers connected to this queue now, bull4j's and BullMQ's alike, as BullMQ's {@code getWorkers}: the
+     * connections in Redis's {@code CLIENT LIST} named as a worker's blocking connection of this queue
+     * ({@code <prefix>:<base64(queue)>}, with {@code :w:<workerName>} for a named worker). Each is CLIENT LIST's
+     * fields ({@code id}, {@code addr}, {@code age}, {@code idle}, ...) with {@code name} set to the queue's name and
+     * {@code rawname} to the connection's name. On a Cluster, the node with the most of them is read, as BullMQ does.
+     * One Redis call per node; a Redis without {@code CLIENT LIST} fails with its error.
+     *
+     * @return the workers' connections
+     */
+    public List<Map<String, String>> getWorkers() {
+        checkOpen();
+        return insights.workers();
+    }
+
+    /** {@return how many workers {@link #getWorkers()} lists} */
+    public int getWorkersCount() {
+        return getWorkers().size();
+    }
+
+    /**
+     * A page of a job's log lines and their count, as BullMQ's {@code getJobLogs}. One Redis call.
+     *
+     * @param id the job's id
+     * @param start the first line (0: the oldest, or the newest when not {@code asc})
+     * @param end the last line, inclusive ({@code -1}: through the last)
+     * @param asc oldest first; {@code false} counts positions from the newest line and lists newest first
+     * @return the lines and the log's length (none and 0 for a job without logs)
+     */
+    public JobLogs getJobLogs(String id, long start, long end, boolean asc) {
+        checkOpen();
+        return insights.logs(id, start, end, asc);
+    }
+
+    /**
+     * Trims the events stream to about {@code maxLength} entries (Redis's approximate {@code XTRIM MAXLEN ~}), as
+     * BullMQ's {@code trimEvents}; the oldest go first.
+     *
+     * @param maxLength the entries to keep, at least 0
+     * @return how many entries were removed
+     */
+    public long trimEvents(long maxLength) {
+        checkOpen();
+        return insights.trimEvents(maxLength);
+    }
+
+    /** {@return the queue's meta hash, read as BullMQ's {@code getMeta} reads it} */
+    public QueueMeta getMeta() {
+        checkOpen();
+        return insights.meta();
+    }
+
+    /**
+     * {@return the version that last opened a Queue on this queue ({@code bullmq:6.7.0}, {@code bull4j:0.1.0}), or
+     * null when none wrote it (queues opened with {@code skipMetasUpdate} only)}
+     */
+    public String getVersion() {
+        checkOpen();
+        return insights.version();
+    }
+
+    /**
+     * How many ready jobs each priority holds, as BullMQ's {@code getCountsPerPriority}: priority 0 counts the wait
+     * list, any other its jobs in the prioritized set. One Redis call.
+     *
+     * @param priorities the priorities, 0..{@value JobOptions#MAX_PRIORITY}; a repeated one is counted once
+     * @return the count of each priority, in the order first named
+     */
+    public Map<Integer, Long> getCountsPerPriority(int... priorities) {
+        checkOpen();
+        return insights.countsPerPriority(priorities);
     }
 
     // ---- job schedulers ----

@@ -51,6 +51,18 @@ public interface WorkerListener {
     }
 
     /**
+     * A failed attempt will be retried: the job went back to wait, or to delayed for {@code delay}. Called just
+     * before that attempt's {@link #onFailed}, so that a listener can tell a retried attempt from a final failure
+     * (an {@link #onFailed} with no {@code onRetrying} before it).
+     *
+     * @param job the job, as the failed attempt left it
+     * @param error what the processor threw
+     * @param delay the wait before the retry; zero for at once
+     */
+    default void onRetrying(Job job, Throwable error, java.time.Duration delay) {
+    }
+
+    /**
      * The stalled check found this job's lock expired and moved it back to wait.
      *
      * @param jobId the job's id

@@ -59,6 +59,7 @@ public final class WorkerOptions {
     private final int limiterMax;
     private final Duration limiterDuration;
     private final Duration maximumRateLimitDelay;
+    private final int metricsMaxDataPoints;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -85,6 +86,7 @@ public final class WorkerOptions {
         limiterMax = b.limiterMax;
         limiterDuration = b.limiterDuration;
         maximumRateLimitDelay = b.maximumRateLimitDelay;
+        metricsMaxDataPoints = b.metricsMaxDataPoints;
     }
 
     /** {@return a builder with every option at its default} */
@@ -118,6 +120,7 @@ public final class WorkerOptions {
         b.limiterMax = limiterMax;
         b.limiterDuration = limiterDuration;
         b.maximumRateLimitDelay = maximumRateLimitDelay;
+        b.metricsMaxDataPoints = metricsMaxDataPoints;
         return b;
     }
 
@@ -178,6 +181,11 @@ public final class WorkerOptions {
     public Duration limiterDuration() { return limiterDuration; }
     /** {@return the longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted)} */
     public Duration maximumRateLimitDelay() { return maximumRateLimitDelay; }
+    /**
+     * {@return how many per-minute data points the worker keeps in the queue's finished-job metrics, 0 when it
+     * collects none} See {@link Builder#metrics(int)}.
+     */
+    public int metricsMaxDataPoints() { return metricsMaxDataPoints; }
 
     @Override
     public boolean equals(Object o) {
@@ -194,7 +202,8 @@ public final class WorkerOptions {
                 && objectMapper == x.objectMapper
                 && clock.equals(x.clock) && limiterMax == x.limiterMax
                 && Objects.equals(limiterDuration, x.limiterDuration)
-                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay);
+                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay)
+                && metricsMaxDataPoints == x.metricsMaxDataPoints;
     }
 
     @Override
@@ -213,7 +222,8 @@ public final class WorkerOptions {
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
                 + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
-                + ", maximumRateLimitDelay=" + maximumRateLimitDelay + "}";
+                + ", maximumRateLimitDelay=" + maximumRateLimitDelay
+                + (metricsMaxDataPoints > 0 ? ", metrics=" + metricsMaxDataPoints : "") + "}";
     }
 
     /**
@@ -244,6 +254,7 @@ public final class WorkerOptions {
         private int limiterMax;
         private Duration limiterDuration;
         private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
+        private int metricsMaxDataPoints;
 
         private Builder() {
         }
@@ -534,6 +545,24 @@ public final class WorkerOptions {
          */
         public Builder checkEvictionPolicy(boolean check) {
             this.checkEvictionPolicy = check;
+            return this;
+        }
+
+        /**
+         * BullMQ's {@code metrics: {maxDataPoints}}: each job this worker completes or fails for good is counted in
+         * the queue's {@code metrics:completed} or {@code metrics:failed} hash, and per minute in its {@code :data}
+         * list, which keeps the {@code maxDataPoints} newest minutes (one week is {@code 10080}), as BullMQ's workers
+         * count them: bull4j and BullMQ workers with metrics on one queue add to the same data, which
+         * {@link Queue#getMetrics} and BullMQ's {@code getMetrics} read. A retried attempt is not counted. Default:
+         * no metrics.
+         *
+         * @param maxDataPoints the per-minute points to keep, at least 1; 0 turns metrics off
+         * @return this builder
+         */
+        public Builder metrics(int maxDataPoints) {
+            ValidationException.check(maxDataPoints >= 0, "metrics.maxDataPoints",
+                    "must be >= 1, or 0 for no metrics (was " + maxDataPoints + ")");
+            this.metricsMaxDataPoints = maxDataPoints;
             return this;
         }
 

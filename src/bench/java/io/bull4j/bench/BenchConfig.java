@@ -35,6 +35,9 @@ final class BenchConfig {
     final int delayMinMs;
     final int delayedConc;
     final int costConc;
+    /** process mode: the workers' WorkerOptions.metrics (0: off); --micrometer binds WorkerMetrics too. */
+    final int workerMetrics;
+    final boolean micrometer;
     final List<String> costCases;
     final int calibN;
     final int warmupN;
@@ -83,6 +86,8 @@ final class BenchConfig {
         delayMinMs = num("delay-min-ms", 100);
         delayedConc = num("delayed-conc", 10);
         costConc = num("cost-conc", 10);
+        workerMetrics = num("worker-metrics", 0);
+        micrometer = "true".equals(raw.get("micrometer"));
         costCases = raw.containsKey("cost-cases") ? list("cost-cases", "") : null;
         calibN = num("calib-n", quick ? 500 : 2000);
         warmupN = num("warmup-n", quick ? 300 : 2000);

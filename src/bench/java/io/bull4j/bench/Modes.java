@@ -67,7 +67,9 @@ final class Modes {
             for (int c : cfg.concs) {
                 List<Run> runs = b.repeat("process c=" + c + " " + retention, cfg.runs,
                         () -> thr.process(cfg.nProcess, c, retention), () -> thr.process(cfg.warmupN, c, retention));
-                b.emitter.emit("process", "c" + c + "-" + retention, params("n", cfg.nProcess, "concurrency", c,
+                String extra = (cfg.workerMetrics > 0 ? "-metrics" : "") + (cfg.micrometer ? "-micrometer" : "");
+                b.emitter.emit("process", "c" + c + "-" + retention + extra, params("n", cfg.nProcess,
+                        "concurrency", c,
                         "retention", retention, "processor", "job -> null"), runs,
                         Map.of("cmdstats_last_run", top(runs, cfg.nProcess)));
             }

@@ -99,7 +99,11 @@ final class ThroughputRuns {
             long evPrefilled = b.admin.keyBytes(keys.events());
             Completions done = new Completions(n);
             Worker worker = new Worker(keys.name(), job -> null, WorkerOptions.builder().connection(wc)
-                    .concurrency(concurrency).autorun(false).build(), done);
+                    .concurrency(concurrency).autorun(false).metrics(b.cfg.workerMetrics).build(), done);
+            if (b.cfg.micrometer) {
+                new io.bull4j.micrometer.WorkerMetrics(worker)
+                        .bindTo(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            }
             Run cost;
             double firstMs;
             try {

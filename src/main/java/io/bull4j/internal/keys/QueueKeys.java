@@ -85,6 +85,10 @@ public final class QueueKeys {
     public String dedupNext(String dedupId) { return base + "dn:" + dedupId; }
     /** The job schedulers ZSET; {@code repeat():<id>} is a scheduler hash. */
     public String repeat() { return base + "repeat"; }
+    /** The finished-job metrics hash of {@code type} ("completed" or "failed"): {@code metrics:<type>}. */
+    public String metrics(String type) { return base + "metrics:" + type; }
+    /** The per-minute data list of {@code metrics(type)}: {@code metrics:<type>:data}. */
+    public String metricsData(String type) { return metrics(type) + ":data"; }
 
     public String scheduler(String schedulerId) { return base + "repeat:" + schedulerId; }
 
