@@ -10,18 +10,14 @@ import io.bull4j.internal.script.RetryJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -250,8 +246,7 @@ final class JobRunner {
         } catch (ValidationException e) {
             return fail(job, e, nextToken);
         }
-        MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
-                opts.removeOnComplete()));
+        MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), true, json);
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
@@ -274,11 +269,11 @@ final class JobRunner {
             rateLimited.accept(ttl);
             return null;
         }
-        String reason = error.getMessage() != null ? error.getMessage() : error.getClass().getName();
-        String stack = stacktrace(job, error);
+        String reason = Attempts.reason(error);
+        String stack = Attempts.stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
-        if (!(error instanceof UnrecoverableException) && attemptsMade < job.opts().attempts()) {
-            Duration delay = capped(backoff(job, attemptsMade, error));
+        if (Attempts.mayRetry(job, error)) {
+            Duration delay = Attempts.retryDelay(ctx, opts, job, attemptsMade, error);
             if (delay != null) {
                 if (delay.isZero()) {
                     long now = ctx.now();
@@ -295,8 +290,7 @@ final class JobRunner {
                 return null;
             }
         }
-        MoveToFinished.Request r = finishRequest(job, false, reason, keep(job.opts().removeOnFail(),
-                opts.removeOnFail()));
+        MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), false, reason);
         r.stacktrace = stack;
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next = writeOutcome(job, "moveToFailed", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
@@ -387,76 +381,6 @@ final class JobRunner {
         }
         fields.remove("defa"); // cleared by any outcome
         return new Job(ctx, job.id(), fields, job.token(), job.opts());
-    }
-
-    /** The wait before a retry, or null to fail now. */
-    /**
-     * A retry is due no later than a delayed score can hold (an exponential backoff over many attempts, or a custom
-     * strategy, can ask for more): waits past it are cut to it rather than overflowing the score.
-     */
-    private Duration capped(Duration delay) {
-        if (delay == null) {
-            return null;
-        }
-        Duration latest = Duration.ofMillis(Math.max(0, JobOptions.MAX_DUE_MS - ctx.now()));
-        return delay.compareTo(latest) > 0 ? latest : delay;
-    }
-
-    private Duration backoff(Job job, int attemptsMade, Throwable error) {
-        Backoff b = job.opts().backoff();
-        if (b == null) {
-            return Duration.ZERO;
-        }
-        if (b.isBuiltIn()) {
-            return b.delayFor(attemptsMade, ThreadLocalRandom.current().nextDouble());
-        }
-        BackoffStrategy strategy = opts.backoffStrategy();
-        if (strategy == null) {
-            log.warn("job {} has backoff type '{}' but the worker has no backoffStrategy; failing it", job.id(),
-                    b.type());
-            return null;
-        }
-        try {
-            Duration d = strategy.delay(attemptsMade, b.type(), error, job);
-            return d == null || d.isNegative() ? null : d;
-        } catch (RuntimeException e) {
-            log.warn("backoffStrategy threw for job {}; failing it", job.id(), e);
-            return null;
-        }
-    }
-
-    private MoveToFinished.Request finishRequest(Job job, boolean completed, String value, KeepJobs keep) {
-        MoveToFinished.Request r = new MoveToFinished.Request();
-        r.jobId = job.id();
-        r.token = job.token();
-        r.now = ctx.now();
-        r.completed = completed;
-        r.value = value;
-        r.keepCount = keep.count();
-        r.keepAgeMs = keep.age() == null ? -1 : keep.age().toMillis();
-        r.attempts = job.opts().attempts();
-        r.lockMs = opts.lockDuration().toMillis();
-        r.workerName = opts.name();
-        r.limiterMax = opts.limiterMax();
-        r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
-        return r;
-    }
-
-    private static KeepJobs keep(KeepJobs own, KeepJobs workerDefault) {
-        return own != null ? own : workerDefault != null ? workerDefault : KeepJobs.all();
-    }
-
-    /** The job's stack traces with this failure appended, limited by its stackTraceLimit, as JSON. */
-    private String stacktrace(Job job, Throwable error) {
-        List<String> stack = job.stacktrace();
-        StringWriter w = new StringWriter();
-        error.printStackTrace(new PrintWriter(w));
-        stack.add(w.toString());
-        Integer limit = job.opts().stackTraceLimit();
-        if (limit != null) {
-            stack = stack.subList(Math.max(0, stack.size() - limit), stack.size());
-        }
-        return Json.write(Json.DEFAULT, stack, "stacktrace"); // protocol field: never the user's mapper
     }
 
     private boolean fetchNext() {

@@ -6,6 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -52,6 +53,7 @@ public final class Worker implements AutoCloseable {
     private Thread fetchThread;
     private boolean started;
     private boolean closed;
+    private final boolean manual;
 
     /**
      * A worker with the default options, on a connection of its own from {@code REDIS_URL} (else
@@ -132,7 +134,38 @@ public final class Worker implements AutoCloseable {
      * @throws RedisException when Redis cannot be reached
      */
     public Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener... listeners) {
-        ValidationException.check(processor != null, "processor", "must not be null");
+        this(queueName, requireProcessor(processor), options, listeners, false);
+    }
+
+    /**
+     * A worker without a processor, for manual processing as in BullMQ: it never fetches on its own (there is no
+     * fetch loop, {@code autorun} is ignored and {@link #run()} refuses). The caller takes jobs with
+     * {@link #getNextJob(String, boolean)} and finishes them with {@link Job#moveToCompleted},
+     * {@link Job#moveToFailed} and the other transitions, passing the token it chose; it owns each lock, and must
+     * renew it ({@link Job#extendLock(String, Duration)}) more often than the lock duration, or the stalled check
+     * of another worker takes the job back.
+     *
+     * <pre>{@code
+     * try (Worker worker = new Worker("exports", WorkerOptions.builder().lockDuration(Duration.ofMinutes(1)).build())) {
+     *     String token = UUID.randomUUID().toString();
+     *     Job job = worker.getNextJob(token, true);
+     *     if (job != null) {
+     *         job.moveToCompleted(export(job), token, false);
+     *     }
+     * }
+     * }</pre>
+     *
+     * @param queueName the queue to take jobs from
+     * @param options the options; lock duration, name, limiter, retention and backoff strategy apply
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
+    public Worker(String queueName, WorkerOptions options) {
+        this(queueName, null, options, new WorkerListener[0], true);
+    }
+
+    private Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener[] listeners,
+                   boolean manual) {
         ValidationException.check(listeners != null, "listeners", "must not be null");
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), queueName);
@@ -164,8 +197,40 @@ public final class Worker implements AutoCloseable {
         this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         runner.onQueueDrained(fetch::queueDrained);
         runner.onRateLimited(fetch::rateLimited);
-        if (options.autorun()) {
+        this.manual = manual;
+        if (options.autorun() && !manual) {
             run();
+        }
+    }
+
+    private static Processor requireProcessor(Processor processor) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        return processor;
+    }
+
+    /**
+     * Manual processing: takes the next job and locks it under {@code token}, as BullMQ's
+     * {@code worker.getNextJob(token, {block})}. Due delayed jobs are promoted first. The lock lasts the worker's
+     * lock duration and is not renewed: the caller renews it ({@link Job#extendLock(String, Duration)}) and ends
+     * the job with {@link Job#moveToCompleted}, {@link Job#moveToFailed}, {@link Job#moveToDelayed(Instant, String)}
+     * or {@link Job#moveToWait(String)}.
+     *
+     * @param token the lock token, chosen by the caller (BullMQ's workers use {@code <uuid>:<n>}); not empty
+     * @param block whether to wait, up to the drain delay, for a job when none is ready
+     * @return the job, or null when none was ready (or the worker is paused, closed or rate limited)
+     * @throws ValidationException when the token is empty
+     * @throws Bull4jException when this worker has a processor (its own loop takes the jobs)
+     */
+    public Job getNextJob(String token, boolean block) {
+        ValidationException.check(token != null && !token.isEmpty(), "token", "must not be null or empty");
+        if (!manual) {
+            throw new Bull4jException("getNextJob is for a worker without a processor (manual processing)");
+        }
+        try {
+            return ManualJobs.taken(ctx, opts, fetch.takeOne(token, block), token);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 
@@ -187,6 +252,9 @@ public final class Worker implements AutoCloseable {
             }
             if (started) {
                 throw new Bull4jException("worker is already running");
+            }
+            if (manual) {
+                throw new Bull4jException("a worker without a processor does not run: take jobs with getNextJob");
             }
             started = true;
             long renewMs = opts.lockRenewTime().toMillis();
