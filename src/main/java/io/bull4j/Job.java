@@ -42,6 +42,7 @@ public final class Job {
     private final String token;
     private volatile BiConsumer<Job, Object> progressListener;
     private volatile WorkerOptions workerOpts; // the worker that took the job, for manual processing; else defaults
+    private volatile Cancellation cancellation = Cancellation.NEVER;
 
     Job(QueueContext ctx, String id, Map<String, String> fields, String token) {
         this(ctx, id, fields, token, null);
@@ -65,6 +66,18 @@ public final class Job {
     private WorkerOptions workerOpts() {
         WorkerOptions o = workerOpts;
         return o != null ? o : WorkerOptions.DEFAULTS;
+    }
+
+    void attachCancellation(Cancellation c) {
+        this.cancellation = c;
+    }
+
+    /**
+     * {@return the cancellation of this attempt, which the processor checks, waits on or reacts to} A job read
+     * outside a worker's processor gets a handle that is never cancelled. See {@link Cancellation}.
+     */
+    public Cancellation cancellation() {
+        return cancellation;
     }
 
     void onProgress(BiConsumer<Job, Object> listener) {

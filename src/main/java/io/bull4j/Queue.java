@@ -311,6 +311,24 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
+     * Asks the worker running the job, in this process or another, to cancel it (bull4j only; BullMQ 6.7.0 can cancel
+     * only from the process that runs the job). The request names the job's current lock token and is kept for a
+     * minute; the bull4j worker holding that lock reads it within about a second and cancels the attempt as
+     * {@link Worker#cancelJob} does. A BullMQ worker ignores it, and a later attempt of the job is not affected.
+     *
+     * @param jobId the job's id
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return whether a worker held the job's lock, so that the request was written
+     */
+    public boolean cancelJob(String jobId, String reason) {
+        ValidationException.check(jobId != null && !jobId.isEmpty(), "jobId", "must not be empty");
+        checkOpen();
+        String why = reason == null || reason.isEmpty() ? JobControl.DEFAULT_REASON : reason;
+        return ctx.await(io.bull4j.internal.script.CancelRequests.request(ctx.scripts(), ctx.keys, jobId, why,
+                JobControl.REQUEST_KEEP_MS), "cancelJob");
+    }
+
+    /**
      * How many jobs each state holds, in the order asked (all states but {@link JobState#PAUSED}, in BullMQ's
      * order, when none is named), as BullMQ's {@code getJobCounts}: {@link JobState#WAITING} counts the wait list,
      * {@link JobState#PAUSED} the legacy {@code paused} list of old BullMQ versions. One Redis call.

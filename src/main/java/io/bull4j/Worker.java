@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,6 +50,7 @@ public final class Worker implements AutoCloseable {
     private final JobRunner runner;
     private final FetchLoop fetch;
     private final ScheduledExecutorService scheduler;
+    private final JobControl control;
     private final Object lifecycle = new Object();
     private Thread fetchThread;
     private boolean started;
@@ -189,11 +191,17 @@ public final class Worker implements AutoCloseable {
         this.stalled = new StalledChecker(ctx, options.maxStalledCount(), options.stalledInterval().toMillis(), bus);
         Tokens tokens = new Tokens();
         this.runner = new JobRunner(ctx, options, processor, executor, slots, locks, bus, tokens);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "bull4j-scheduler-" + queueName);
             t.setDaemon(true);
             return t;
         });
+        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // job timeouts must not delay a close
+        timers.setRemoveOnCancelPolicy(true);
+        this.scheduler = timers;
+        this.control = new JobControl(ctx, scheduler, Math.min(INTERRUPT_GRACE_MS, options.lockDuration().toMillis()),
+                options.timeout());
+        runner.control(control);
         this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         runner.onQueueDrained(fetch::queueDrained);
         runner.onRateLimited(fetch::rateLimited);
@@ -244,6 +252,33 @@ public final class Worker implements AutoCloseable {
         new QueueLimits(ctx).rateLimit(duration);
     }
 
+    /**
+     * Cancels the job if this worker is running it, as BullMQ's {@code worker.cancelJob(id, reason)}: its
+     * {@link Job#cancellation()} is marked and its thread interrupted; the attempt then fails with {@code reason}
+     * (retried per its attempts, unless the processor throws {@link UnrecoverableException}). A processor that does
+     * not end within 2 s (at most the lock duration) is let go: the failure is recorded, its slot freed, and its late
+     * outcome refused. To cancel a job that may run in another process, use {@link Queue#cancelJob}.
+     *
+     * @param jobId the job's id
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return whether this worker was running the job (and had not cancelled it yet)
+     */
+    public boolean cancelJob(String jobId, String reason) {
+        ValidationException.check(jobId != null, "jobId", "must not be null");
+        return control.cancel(jobId, reason);
+    }
+
+    /**
+     * Cancels every job this worker is running, as BullMQ's {@code worker.cancelAllJobs(reason)}; see
+     * {@link #cancelJob}.
+     *
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return how many jobs were cancelled
+     */
+    public int cancelAllJobs(String reason) {
+        return control.cancelAll(reason);
+    }
+
     /** Starts processing; the constructor already did unless {@code autorun} is false. */
     public void run() {
         synchronized (lifecycle) {
@@ -259,6 +294,8 @@ public final class Worker implements AutoCloseable {
             started = true;
             long renewMs = opts.lockRenewTime().toMillis();
             scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(control::pollRequests, JobControl.REMOTE_POLL_MS,
+                    JobControl.REMOTE_POLL_MS, TimeUnit.MILLISECONDS);
             long stalledMs = opts.stalledInterval().toMillis();
             scheduler.scheduleWithFixedDelay(stalled::check, stalledMs, stalledMs, TimeUnit.MILLISECONDS);
             long sweepMs = opts.stalledSweepInterval().toMillis();

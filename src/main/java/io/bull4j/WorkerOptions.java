@@ -59,6 +59,7 @@ public final class WorkerOptions {
     private final int limiterMax;
     private final Duration limiterDuration;
     private final Duration maximumRateLimitDelay;
+    private final Duration timeout;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -85,6 +86,7 @@ public final class WorkerOptions {
         limiterMax = b.limiterMax;
         limiterDuration = b.limiterDuration;
         maximumRateLimitDelay = b.maximumRateLimitDelay;
+        timeout = b.timeout;
     }
 
     /** {@return a builder with every option at its default} */
@@ -118,6 +120,7 @@ public final class WorkerOptions {
         b.limiterMax = limiterMax;
         b.limiterDuration = limiterDuration;
         b.maximumRateLimitDelay = maximumRateLimitDelay;
+        b.timeout = timeout;
         return b;
     }
 
@@ -179,6 +182,9 @@ public final class WorkerOptions {
     /** {@return the longest a rate-limited worker waits before it asks again (so that due delayed jobs get promoted)} */
     public Duration maximumRateLimitDelay() { return maximumRateLimitDelay; }
 
+    /** {@return how long an attempt of a job with no {@link JobOptions#timeout()} of its own may run, or null} */
+    public Duration timeout() { return timeout; }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof WorkerOptions)) return false;
@@ -194,7 +200,8 @@ public final class WorkerOptions {
                 && objectMapper == x.objectMapper
                 && clock.equals(x.clock) && limiterMax == x.limiterMax
                 && Objects.equals(limiterDuration, x.limiterDuration)
-                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay);
+                && maximumRateLimitDelay.equals(x.maximumRateLimitDelay)
+                && Objects.equals(timeout, x.timeout);
     }
 
     @Override
@@ -213,7 +220,8 @@ public final class WorkerOptions {
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
                 + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
-                + ", maximumRateLimitDelay=" + maximumRateLimitDelay + "}";
+                + ", maximumRateLimitDelay=" + maximumRateLimitDelay
+                + (timeout != null ? ", timeout=" + timeout : "") + "}";
     }
 
     /**
@@ -244,6 +252,7 @@ public final class WorkerOptions {
         private int limiterMax;
         private Duration limiterDuration;
         private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
+        private Duration timeout;
 
         private Builder() {
         }
@@ -545,6 +554,21 @@ public final class WorkerOptions {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The longest an attempt may run, for jobs without a {@link JobOptions.Builder#timeout} of their own (bull4j
+         * only): when it elapses the job is cancelled (see {@link Cancellation}) and the attempt fails with "job timed
+         * out after N ms", retried per its attempts. Default none.
+         *
+         * @param timeout at least 1 ms, or null for none
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            ValidationException.check(timeout == null || timeout.toMillis() >= 1, "timeout",
+                    "must be at least 1 ms (was " + timeout + ")");
+            this.timeout = timeout;
             return this;
         }
 
