@@ -1,6 +1,7 @@
 package io.bull4j;
 
 import io.bull4j.internal.codec.Json;
+import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.script.MoveToFinished;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +101,9 @@ final class Attempts {
         r.workerName = opts.name();
         r.limiterMax = opts.limiterMax();
         r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
+        if (!completed && opts.deadLetterQueue() != null) {
+            r.deadLetterBase = new QueueKeys(ctx.keys.prefix(), opts.deadLetterQueue()).base();
+        }
         return r;
     }
 

@@ -286,6 +286,14 @@ public final class Job {
                 "removeDeduplicationKey");
     }
 
+    /**
+     * {@return for a dead letter (a copy of a job that failed for good, in a dead-letter queue), where it came from
+     * and why it failed; null for any other job} See {@link WorkerOptions.Builder#deadLetterQueue}.
+     */
+    public DeadLetter deadLetter() {
+        return DeadLetter.parse(fields.get("deadLetter"));
+    }
+
     /** {@return the reason a worker must fail this job without running it (e.g. stalled too often), or null} */
     public String deferredFailure() {
         return fields.get("defa");

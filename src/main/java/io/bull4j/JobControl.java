@@ -94,7 +94,11 @@ final class JobControl {
         Run run = new Run(job, thread, slot);
         job.attachCancellation(run.cancellation);
         runs.put(job.id(), run);
-        Duration timeout = job.opts().timeout() != null ? job.opts().timeout() : defaultTimeout;
+        Duration timeout = defaultTimeout;
+        String rawOpts = job.fields().get("opts");
+        if (rawOpts != null && rawOpts.contains("\"timeout\"") && job.opts().timeout() != null) {
+            timeout = job.opts().timeout(); // most jobs have none: their options are not parsed for it
+        }
         if (timeout != null) {
             String why = "job timed out after " + timeout.toMillis() + " ms";
             synchronized (run) {

@@ -329,6 +329,45 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
+     * Moves a dead letter of this queue (a dead-letter queue, see {@link WorkerOptions.Builder#deadLetterQueue})
+     * back to the queue it came from (bull4j only): the failed job there is retried with its attempts reset (as
+     * {@link Job#retry(JobState, boolean, boolean)}) when it is still failed, else a job with the same name, data
+     * and options is added; then the dead letter is removed. Two steps, not one script: if the process dies between
+     * them, the dead letter stays and a second replay retries or adds again.
+     *
+     * @param deadLetterId the dead letter's id in this queue
+     * @return the job in the source queue, as it is after the replay
+     * @throws JobException {@code JOB_NOT_FOUND} when there is no such job, {@code BAD_DATA} when it is not a dead
+     *     letter
+     */
+    public Job replayDeadLetter(String deadLetterId) {
+        Job letter = getJob(deadLetterId);
+        if (letter == null) {
+            throw new JobException(name(), deadLetterId, JobException.Reason.JOB_NOT_FOUND, "job " + deadLetterId
+                    + " of queue " + name() + " does not exist");
+        }
+        DeadLetter record = letter.deadLetter();
+        if (record == null) {
+            throw new JobException(name(), deadLetterId, JobException.Reason.BAD_DATA, "job " + deadLetterId
+                    + " of queue " + name() + " is not a dead letter");
+        }
+        Job replayed;
+        // on this queue's connection when it was given one; otherwise, as this queue, on one from REDIS_URL
+        try (Queue source = new Queue(record.queue(), opts.toBuilder().skipMetasUpdate(true).build())) {
+            Job original = source.getJob(record.jobId());
+            if (original != null && original.getState() == JobState.FAILED) {
+                original.retry(JobState.FAILED, true, true);
+                replayed = source.getJob(record.jobId());
+            } else {
+                replayed = source.add(letter.name(), Json.tree(letter.dataJson()),
+                        OptionsCodec.read(record.optsJson()));
+            }
+        }
+        letter.remove();
+        return replayed;
+    }
+
+    /**
      * How many jobs each state holds, in the order asked (all states but {@link JobState#PAUSED}, in BullMQ's
      * order, when none is named), as BullMQ's {@code getJobCounts}: {@link JobState#WAITING} counts the wait list,
      * {@link JobState#PAUSED} the legacy {@code paused} list of old BullMQ versions. One Redis call.

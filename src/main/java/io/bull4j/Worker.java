@@ -171,6 +171,8 @@ public final class Worker implements AutoCloseable {
         ValidationException.check(listeners != null, "listeners", "must not be null");
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), queueName);
+        ValidationException.check(!queueName.equals(options.deadLetterQueue()), "deadLetterQueue",
+                "must not be the worker's own queue (was \"" + queueName + "\")");
         this.opts = options;
         this.ownsConnection = options.connection() == null;
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();

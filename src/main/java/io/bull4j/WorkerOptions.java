@@ -60,6 +60,7 @@ public final class WorkerOptions {
     private final Duration limiterDuration;
     private final Duration maximumRateLimitDelay;
     private final Duration timeout;
+    private final String deadLetterQueue;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -87,6 +88,7 @@ public final class WorkerOptions {
         limiterDuration = b.limiterDuration;
         maximumRateLimitDelay = b.maximumRateLimitDelay;
         timeout = b.timeout;
+        deadLetterQueue = b.deadLetterQueue;
     }
 
     /** {@return a builder with every option at its default} */
@@ -121,6 +123,7 @@ public final class WorkerOptions {
         b.limiterDuration = limiterDuration;
         b.maximumRateLimitDelay = maximumRateLimitDelay;
         b.timeout = timeout;
+        b.deadLetterQueue = deadLetterQueue;
         return b;
     }
 
@@ -185,6 +188,9 @@ public final class WorkerOptions {
     /** {@return how long an attempt of a job with no {@link JobOptions#timeout()} of its own may run, or null} */
     public Duration timeout() { return timeout; }
 
+    /** {@return the queue that gets a copy of each job that fails for good, or null for none} */
+    public String deadLetterQueue() { return deadLetterQueue; }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof WorkerOptions)) return false;
@@ -201,7 +207,7 @@ public final class WorkerOptions {
                 && clock.equals(x.clock) && limiterMax == x.limiterMax
                 && Objects.equals(limiterDuration, x.limiterDuration)
                 && maximumRateLimitDelay.equals(x.maximumRateLimitDelay)
-                && Objects.equals(timeout, x.timeout);
+                && Objects.equals(timeout, x.timeout) && Objects.equals(deadLetterQueue, x.deadLetterQueue);
     }
 
     @Override
@@ -221,7 +227,8 @@ public final class WorkerOptions {
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
                 + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
                 + ", maximumRateLimitDelay=" + maximumRateLimitDelay
-                + (timeout != null ? ", timeout=" + timeout : "") + "}";
+                + (timeout != null ? ", timeout=" + timeout : "")
+                + (deadLetterQueue != null ? ", deadLetterQueue=" + deadLetterQueue : "") + "}";
     }
 
     /**
@@ -253,6 +260,7 @@ public final class WorkerOptions {
         private Duration limiterDuration;
         private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
         private Duration timeout;
+        private String deadLetterQueue;
 
         private Builder() {
         }
@@ -569,6 +577,25 @@ public final class WorkerOptions {
             ValidationException.check(timeout == null || timeout.toMillis() >= 1, "timeout",
                     "must be at least 1 ms (was " + timeout + ")");
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * A dead-letter queue (bull4j only): when a job fails for good (its last attempt, or an
+         * {@link UnrecoverableException}), a copy is added to this queue (same prefix) in the same Redis script as
+         * the failure, so both are written or neither: a job with the same name and data, waiting there, whose
+         * {@link Job#deadLetter()} tells where it came from and why it failed. The failed job itself stays as BullMQ
+         * leaves it. {@link Queue#replayDeadLetter} moves one back. Default none.
+         *
+         * @param queueName the dead-letter queue's name, or null for none; not this worker's own queue
+         * @return this builder
+         */
+        public Builder deadLetterQueue(String queueName) {
+            ValidationException.check(queueName == null || !queueName.isBlank(), "deadLetterQueue",
+                    "must not be blank (was \"" + queueName + "\")");
+            ValidationException.check(queueName == null || queueName.indexOf(':') < 0, "deadLetterQueue",
+                    "must not contain ':' (was \"" + queueName + "\")");
+            this.deadLetterQueue = queueName;
             return this;
         }
 

@@ -34,6 +34,8 @@ public final class MoveToFinished {
         /** The worker's rate limiter for the next fetch; 0 when it has none. */
         public long limiterMax;
         public long limiterDurationMs;
+        /** A failure's dead-letter queue (its key base), or null for none; bull4j only. */
+        public String deadLetterBase;
     }
 
     private MoveToFinished() {
@@ -53,7 +55,8 @@ public final class MoveToFinished {
                 Long.toString(r.keepAgeMs), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
                 r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
                 r.workerName == null ? "" : r.workerName, MoveToActive.limiterArg(r.limiterMax),
-                MoveToActive.limiterArg(r.limiterDurationMs))
+                MoveToActive.limiterArg(r.limiterDurationMs), r.deadLetterBase == null ? "" : r.deadLetterBase,
+                k.name())
                 .thenApply(reply -> {
                     if (reply.size() == 1) {
                         throw ScriptErrors.error((Long) reply.get(0), k.name(), r.jobId,
