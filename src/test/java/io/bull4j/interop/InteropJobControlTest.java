@@ -50,6 +50,36 @@ class InteropJobControlTest {
     }
 
     @Test
+    void aDeadLetterLeavesTheFailedJobAsBullmqReadsItAndIsAPlainJobOfItsQueue() throws Exception {
+        String q = queueName("interop-dlq");
+        String dead = q + "-dead";
+        node("add", q, List.of(job("charge", Map.of("order", 42), Map.of("jobId", "d1", "attempts", 1))));
+        try (Worker worker = new Worker(q, job -> {
+            throw new IllegalStateException("card declined");
+        }, workerOptions().deadLetterQueue(dead).build())) {
+            eventually(WAIT, () -> redis().zscore(key(q, "failed"), "d1") != null, "d1 failed");
+        }
+        JsonNode failed = node("getJobs", q, List.of("d1")).get(0);
+        assertEquals("failed", failed.get("state").asText());
+        assertEquals("card declined", failed.get("failedReason").asText());
+        assertEquals(1, failed.get("attemptsMade").asInt());
+        assertEquals(tree(Map.of("order", 42)), failed.get("data"));
+
+        String letterId = redis().lrange(key(dead, "wait"), 0, -1).get(0);
+        JsonNode letter = node("getJobs", dead, List.of(letterId)).get(0);
+        assertEquals("waiting", letter.get("state").asText());
+        assertEquals("charge", letter.get("name").asText());
+        assertEquals(tree(Map.of("order", 42)), letter.get("data"));
+        JsonNode record = parse(redis().hget(key(dead, letterId), "deadLetter"));
+        assertEquals(q, record.get("queue").asText());
+        assertEquals("d1", record.get("jobId").asText());
+        // a bullmq worker on the dead-letter queue runs the letter as any job
+        List<JsonNode> done = work(dead, Map.of("count", 1, "echo", true));
+        assertEquals("completed", done.get(0).get("event").asText());
+        assertEquals(tree(Map.of("order", 42)), done.get(0).get("returnvalue"));
+    }
+
+    @Test
     void bullmqKeepsTheTimeoutOptionAndRunsTheJob() {
         String q = queueName("interop-timeout");
         try (Queue queue = new Queue(q, queueOptions())) {
