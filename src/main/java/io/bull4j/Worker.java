@@ -32,8 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Worker audit = new Worker("audit", job -> { log.info("job {}", job.id()); }); // no result: a VoidProcessor
  * }</pre>
  *
- * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for
- * listeners, and the processor executor. Thread-safe. {@link #close()} is idempotent.
+ * <p>Threads: one fetch thread, one scheduler thread (lock renewal, stalled scans, job timeouts and cancel
+ * requests), one event thread for listeners, and the processor executor. Running jobs can be cancelled
+ * ({@link #cancelJob}); a worker built without a processor is for manual processing ({@link #getNextJob}).
+ * Thread-safe. {@link #close()} is idempotent.
  */
 public final class Worker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
