@@ -203,6 +203,37 @@ class CancellationTest {
     }
 
     @Test
+    void aCancelRequestThroughTheQueueNeverReachesALaterAttempt() throws Exception {
+        String q = queueName("cancel-stale");
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CompletableFuture<Long> requestSeenBySecond = new CompletableFuture<>();
+        CompletableFuture<Job> completed = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 if (job.attemptsMade() == 0) {
+                     firstStarted.countDown();
+                     new CountDownLatch(1).await();
+                 }
+                 requestSeenBySecond.complete(redis().exists(key(q, "st1:cancel")));
+                 // three polls of the requests (one a second) pass while this attempt waits for a cancellation
+                 return job.cancellation().await(Duration.ofMillis(3 * JobControl.REMOTE_POLL_MS))
+                         ? "cancelled" : "not cancelled";
+             }, workerOptions().build(), new WorkerListener() {
+                 @Override
+                 public void onCompleted(Job job, Object result) {
+                     completed.complete(job);
+                 }
+             })) {
+            queue.add("twice", Map.of(), JobOptions.builder().jobId("st1").attempts(2).build());
+            assertTrue(firstStarted.await(20, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(queue.cancelJob("st1", "for the first attempt"));
+            assertEquals(1L, await(requestSeenBySecond), "the request is still there during the second attempt");
+            assertEquals("\"not cancelled\"", await(completed).returnValueJson());
+            assertEquals("for the first attempt", queue.getJob("st1").failedReason());
+        }
+    }
+
+    @Test
     void aJobRunningInAnotherProcessIsCancelledThroughTheQueue() throws Exception {
         String q = queueName("cancel-remote");
         try (Queue queue = new Queue(q, queueOptions());
