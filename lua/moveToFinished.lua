@@ -29,6 +29,8 @@
 -- ARGV[15] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
 -- ARGV[16] the worker's limiter duration (ms), or ""
 -- ARGV[17] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
+-- ARGV[18] a failure's dead-letter queue key base, or "" (see deadLetter.lua; bull4j only)
+-- ARGV[19] this queue's name, for the dead letter
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 the job's hash is damaged
 -- and it was moved to failed with a reason naming the damage), else a fetch result
 -- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
@@ -43,6 +45,7 @@
 --@include fetchJob
 --@include deduplicate
 --@include metrics
+--@include deadLetter
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
@@ -94,6 +97,9 @@ if dedupId then
 end
 local keepCount = tonumber(ARGV[8])
 local keepAge = tonumber(ARGV[9])
+if not completed and (ARGV[18] or "") ~= "" then
+  addDeadLetter(ARGV[18], ARGV[19], jobKey, jobId, ARGV[6], attemptsMade, ARGV[7], now)
+end
 
 if keepCount == 0 then
   removeJobKeys(jobKey)

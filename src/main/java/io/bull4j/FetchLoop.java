@@ -363,6 +363,30 @@ final class FetchLoop implements Runnable {
         resetBlocking();
     }
 
+    private final Object manualLock = new Object();
+
+    /**
+     * Manual processing (a worker without a processor): takes one job under {@code token}. With {@code block} and
+     * none ready, waits on the marker up to the drain delay (or the next delayed job's due time) and asks once more.
+     * Nothing while paused or closed. Callers on several threads take turns on the one blocking connection.
+     */
+    FetchedJob takeOne(String token, boolean block) throws InterruptedException {
+        if (paused || stopping) {
+            return FetchedJob.NONE;
+        }
+        FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
+        if (f.isPresent() || !block || f.rateLimitMs() > 0) {
+            return f;
+        }
+        synchronized (manualLock) {
+            waitForJob(f.nextDelayedMs());
+        }
+        if (paused || stopping) {
+            return FetchedJob.NONE;
+        }
+        return ctx.await(fetchCall(token), "moveToActive");
+    }
+
     boolean awaitStopped(Duration timeout) throws InterruptedException {
         return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }

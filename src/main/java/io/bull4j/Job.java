@@ -6,12 +6,10 @@ import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.script.ChangeDelay;
 import io.bull4j.internal.script.ChangePriority;
 import io.bull4j.internal.script.JobData;
-import io.bull4j.internal.script.Locks;
 import io.bull4j.internal.script.MoveToDelayed;
 import io.bull4j.internal.script.PromoteJob;
 import io.bull4j.internal.script.RemoveJob;
 import io.bull4j.internal.script.ReprocessJob;
-import io.bull4j.internal.script.ScriptErrors;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -43,6 +41,8 @@ public final class Job {
     private volatile JobOptions opts; // read from the opts field on first use: many jobs are never asked
     private final String token;
     private volatile BiConsumer<Job, Object> progressListener;
+    private volatile WorkerOptions workerOpts; // the worker that took the job, for manual processing; else defaults
+    private volatile Cancellation cancellation = Cancellation.NEVER;
 
     Job(QueueContext ctx, String id, Map<String, String> fields, String token) {
         this(ctx, id, fields, token, null);
@@ -55,6 +55,29 @@ public final class Job {
         this.fields = Collections.unmodifiableMap(fields);
         this.opts = opts;
         this.token = token;
+    }
+
+    /** Marks the job as taken by a worker with these options (lock duration, retention, backoff strategy). */
+    Job processedWith(WorkerOptions options) {
+        this.workerOpts = options;
+        return this;
+    }
+
+    private WorkerOptions workerOpts() {
+        WorkerOptions o = workerOpts;
+        return o != null ? o : WorkerOptions.DEFAULTS;
+    }
+
+    void attachCancellation(Cancellation c) {
+        this.cancellation = c;
+    }
+
+    /**
+     * {@return the cancellation of this attempt, which the processor checks, waits on or reacts to} A job read
+     * outside a worker's processor gets a handle that is never cancelled. See {@link Cancellation}.
+     */
+    public Cancellation cancellation() {
+        return cancellation;
     }
 
     void onProgress(BiConsumer<Job, Object> listener) {
@@ -263,6 +286,14 @@ public final class Job {
                 "removeDeduplicationKey");
     }
 
+    /**
+     * {@return for a dead letter (a copy of a job that failed for good, in a dead-letter queue), where it came from
+     * and why it failed; null for any other job} See {@link WorkerOptions.Builder#deadLetterQueue}.
+     */
+    public DeadLetter deadLetter() {
+        return DeadLetter.parse(fields.get("deadLetter"));
+    }
+
     /** {@return the reason a worker must fail this job without running it (e.g. stalled too often), or null} */
     public String deferredFailure() {
         return fields.get("defa");
@@ -469,11 +500,90 @@ public final class Job {
         ValidationException.check(duration != null && duration.toMillis() > 0, "duration",
                 "must be at least 1 ms (was " + duration + ")");
         ValidationException.check(token != null, "token", "only the worker processing the job can extend its lock");
-        if (!ctx.await(Locks.extend(ctx.scripts(), ctx.keys, id, token, duration.toMillis()), "extendLock")) {
-            // only to tell the two refusals apart; ownership was decided atomically above
-            String holder = ctx.await(ctx.redis().get(ctx.keys.lock(id)), "GET lock");
-            throw ScriptErrors.error(holder == null ? -2 : -6, ctx.name(), id, "extendLock");
-        }
+        ManualJobs.extendLock(ctx, id, token, duration);
+    }
+
+    // ---- manual processing (BullMQ's names; the caller owns the lock and its renewal) ----
+
+    /**
+     * Manual processing: completes this active job held under {@code token} (from
+     * {@link Worker#getNextJob(String, boolean)}), storing {@code returnValue} as JSON, as BullMQ's
+     * {@code job.moveToCompleted(returnValue, token, fetchNext)}. With {@code fetchNext}, the next job is taken and
+     * locked under the same token in the same call.
+     *
+     * <pre>{@code
+     * for (Job job = worker.getNextJob(token, true); job != null; ) {
+     *     job = job.moveToCompleted(handle(job), token, true);
+     * }
+     * }</pre>
+     *
+     * @param returnValue the result, serialized with the mapper; may be null
+     * @param token the token the job was taken with
+     * @param fetchNext whether to take the next job in the same call
+     * @return the next job, locked under {@code token}, or null (none ready, or not asked for)
+     * @throws JobException {@code LOCK_MISSING} when the lock expired, {@code LOCK_MISMATCH} when another token
+     *     holds it, {@code NOT_IN_STATE} when the job is no longer active: nothing is written then
+     * @throws ValidationException when the token is empty or the value cannot be serialized
+     */
+    public Job moveToCompleted(Object returnValue, String token, boolean fetchNext) {
+        return ManualJobs.complete(ctx, workerOpts(), this, returnValue, token, fetchNext);
+    }
+
+    /**
+     * Manual processing: records a failed attempt of this active job held under {@code token}, as BullMQ's
+     * {@code job.moveToFailed(error, token, fetchNext)}: with attempts left (and not an
+     * {@link UnrecoverableException}) the job is retried, at once or after its backoff (counted as an attempt,
+     * the failed reason and stack trace stored); else it fails for good. {@code fetchNext} takes the next job only
+     * on a final failure, as BullMQ does.
+     *
+     * @param error the failure; its message is the failed reason
+     * @param token the token the job was taken with
+     * @param fetchNext whether a final failure takes the next job in the same call
+     * @return the next job, locked under {@code token}, or null
+     * @throws JobException {@code LOCK_MISSING}, {@code LOCK_MISMATCH} or {@code NOT_IN_STATE} when the caller no
+     *     longer holds the job: nothing is written then
+     */
+    public Job moveToFailed(Throwable error, String token, boolean fetchNext) {
+        return ManualJobs.fail(ctx, workerOpts(), this, error, token, fetchNext);
+    }
+
+    /**
+     * Manual processing: moves this active job held under {@code token} to delayed until {@code when}, without
+     * counting an attempt, as BullMQ's {@code job.moveToDelayed(timestamp, token)}. Unlike
+     * {@link #moveToDelayed(Instant)} it throws nothing once done.
+     *
+     * @param when when the job is due again; a past time makes it due at once
+     * @param token the token the job was taken with
+     * @throws JobException when the caller no longer holds the job
+     */
+    public void moveToDelayed(Instant when, String token) {
+        ManualJobs.delay(ctx, this, when, token);
+    }
+
+    /**
+     * Manual processing: gives this active job held under {@code token} back to wait without spending an attempt
+     * (its start stays counted), as BullMQ's {@code job.moveToWait(token)}.
+     *
+     * @param token the token the job was taken with
+     * @return how long the queue's rate limit still holds ({@link Duration#ZERO} when none)
+     * @throws JobException when the caller no longer holds the job
+     */
+    public Duration moveToWait(String token) {
+        return ManualJobs.toWait(ctx, this, token);
+    }
+
+    /**
+     * Manual processing: extends the lock held under {@code token} to {@code duration} from now, as BullMQ's
+     * {@code job.extendLock(token, duration)}. A job taken by hand is never renewed by the worker: call this more
+     * often than the lock duration.
+     *
+     * @param token the token the job was taken with
+     * @param duration how long the lock lives from now; at least 1 ms
+     * @throws JobException {@code LOCK_MISSING} when the lock has expired, {@code LOCK_MISMATCH} when another
+     *     token holds it
+     */
+    public void extendLock(String token, Duration duration) {
+        ManualJobs.extendLock(ctx, id, token, duration);
     }
 
     /**

@@ -47,6 +47,7 @@ public final class JobOptions {
     private final Integer keepLogs;
     private final Integer sizeLimit;
     private final Deduplication deduplication;
+    private final Duration timeout;
 
     private JobOptions(Builder b) {
         jobId = b.jobId;
@@ -62,6 +63,7 @@ public final class JobOptions {
         keepLogs = b.keepLogs;
         sizeLimit = b.sizeLimit;
         deduplication = b.deduplication;
+        timeout = b.timeout;
     }
 
     /** {@return a builder with no option set} */
@@ -85,6 +87,7 @@ public final class JobOptions {
         b.keepLogs = keepLogs;
         b.sizeLimit = sizeLimit;
         b.deduplication = deduplication;
+        b.timeout = timeout;
         return b;
     }
 
@@ -109,6 +112,7 @@ public final class JobOptions {
         if (b.keepLogs == null) b.keepLogs = defaults.keepLogs;
         if (b.sizeLimit == null) b.sizeLimit = defaults.sizeLimit;
         if (b.deduplication == null) b.deduplication = defaults.deduplication;
+        if (b.timeout == null) b.timeout = defaults.timeout;
         return b.build();
     }
 
@@ -145,6 +149,9 @@ public final class JobOptions {
     /** {@return the deduplication options, or null when the job is not deduplicated} */
     public Deduplication deduplication() { return deduplication; }
 
+    /** {@return how long one attempt may run before it is cancelled and failed, or null for the worker's default} */
+    public Duration timeout() { return timeout; }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof JobOptions)) return false;
@@ -154,13 +161,14 @@ public final class JobOptions {
                 && Objects.equals(backoff, x.backoff) && Objects.equals(removeOnComplete, x.removeOnComplete)
                 && Objects.equals(removeOnFail, x.removeOnFail) && Objects.equals(timestamp, x.timestamp)
                 && Objects.equals(stackTraceLimit, x.stackTraceLimit) && Objects.equals(keepLogs, x.keepLogs)
-                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication);
+                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication)
+                && Objects.equals(timeout, x.timeout);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(jobId, delay, priority, lifo, attempts, backoff, removeOnComplete, removeOnFail, timestamp,
-                stackTraceLimit, keepLogs, sizeLimit, deduplication);
+                stackTraceLimit, keepLogs, sizeLimit, deduplication, timeout);
     }
 
     @Override
@@ -169,7 +177,8 @@ public final class JobOptions {
                 + ", attempts=" + attempts + ", backoff=" + backoff + ", removeOnComplete=" + removeOnComplete
                 + ", removeOnFail=" + removeOnFail + ", timestamp=" + timestamp + ", stackTraceLimit="
                 + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit
-                + (deduplication != null ? ", deduplication=" + deduplication : "") + "}";
+                + (deduplication != null ? ", deduplication=" + deduplication : "")
+                + (timeout != null ? ", timeout=" + timeout : "") + "}";
     }
 
     /**
@@ -191,6 +200,7 @@ public final class JobOptions {
         private Integer keepLogs;
         private Integer sizeLimit;
         private Deduplication deduplication;
+        private Duration timeout;
 
         private Builder() {
         }
@@ -386,6 +396,24 @@ public final class JobOptions {
          */
         public Builder deduplication(Deduplication deduplication) {
             this.deduplication = deduplication;
+            return this;
+        }
+
+        /**
+         * How long one attempt may run (bull4j only): when it elapses, the processor is cancelled as by
+         * {@link Worker#cancelJob} (its {@link Job#cancellation()} marked, its thread interrupted) and the attempt
+         * fails with "job timed out after N ms", retried per {@link #attempts}; a processor that ignores it is let go
+         * after a grace period, its slot freed. Stored in the job's options as {@code timeout} (ms), so any bull4j
+         * worker enforces it; a BullMQ worker keeps it and ignores it. Default: the worker's
+         * {@link WorkerOptions.Builder#timeout}, else none.
+         *
+         * @param timeout at least 1 ms
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            ValidationException.check(timeout != null && timeout.toMillis() >= 1, "timeout",
+                    "must be at least 1 ms (was " + timeout + ")");
+            this.timeout = timeout;
             return this;
         }
 

@@ -10,19 +10,16 @@ import io.bull4j.internal.script.RetryJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -42,6 +39,7 @@ final class JobRunner {
     private final LockRenewer locks;
     private final ListenerBus bus;
     private final Worker.Tokens tokens;
+    private JobControl control; // set by the worker before it runs
     private final JobSchedulers schedulers;
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
     /** Jobs whose thread close(timeout) interrupted: their failure is the shutdown's, not theirs. */
@@ -66,6 +64,12 @@ final class JobRunner {
         this.bus = bus;
         this.tokens = tokens;
         this.schedulers = new JobSchedulers(ctx);
+    }
+
+    /** The cancellations and timeouts of the attempts this runner starts; set before the first dispatch. */
+    void control(JobControl control) {
+        this.control = control;
+        control.onLetGo(this::letGo);
     }
 
     /** Told when a finish that asked for the next job found none (with the next delayed time, or 0). */
@@ -98,6 +102,7 @@ final class JobRunner {
     }
 
     private void runChain(FetchedJob fetched, String token) {
+        AtomicBoolean slot = new AtomicBoolean(true); // cleared by whoever frees it: this chain, or a let-go
         try {
             while (fetched != null && fetched.isPresent()) {
                 if (closing) {
@@ -120,7 +125,7 @@ final class JobRunner {
                     return;
                 }
                 String nextToken = tokens.next();
-                fetched = runOne(job, nextToken);
+                fetched = runOne(job, nextToken, slot);
                 token = nextToken;
                 if (fetched != null && fetched.isPresent()) {
                     locks.track(fetched.id(), token);
@@ -134,7 +139,9 @@ final class JobRunner {
                 queueDrained.accept(fetched.nextDelayedMs());
             }
         } finally {
-            slots.release();
+            if (slot.compareAndSet(true, false)) {
+                slots.release();
+            }
         }
     }
 
@@ -197,8 +204,10 @@ final class JobRunner {
      * Returns what the finish fetched with {@code nextToken} (a job, or none with the next delayed time), or null
      * when it did not ask for a next job.
      */
-    private FetchedJob runOne(Job job, String nextToken) {
+    private FetchedJob runOne(Job job, String nextToken, AtomicBoolean slot) {
         running.put(job.id(), Thread.currentThread());
+        JobControl.Run run = control.start(job, Thread.currentThread(), slot);
+        boolean late = false;
         try {
             job.onProgress((j, p) -> bus.emit(l -> l.onProgress(j, p)));
             bus.emit(l -> l.onActive(job));
@@ -209,8 +218,16 @@ final class JobRunner {
                 }
                 result = processor.process(job);
             } catch (Exception | Error e) {
+                late = !control.end(run); // no cancellation interrupts the thread after this
                 Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows
+                if (late) {
+                    refuseLate(job, null, e);
+                    return null;
+                }
                 stopRenewing(job);
+                if (run.cancellation.isCancelled()) {
+                    return fail(job, run.failure(e), nextToken);
+                }
                 if (interruptedByClose.contains(job.id())) {
                     log.info("job {} of queue {} was interrupted by close; giving it back to wait", job.id(),
                             ctx.name());
@@ -219,18 +236,71 @@ final class JobRunner {
                 }
                 return fail(job, e, nextToken);
             }
+            late = !control.end(run);
             Thread.interrupted();
+            if (late) {
+                refuseLate(job, result, null);
+                return null;
+            }
             stopRenewing(job);
+            if (run.cancellation.isCancelled()) {
+                return fail(job, run.failure(null), nextToken); // cancelled: the attempt fails whatever it returned
+            }
             return complete(job, result, nextToken);
         } catch (RuntimeException e) {
             log.warn("could not record the outcome of job {} on queue {}", job.id(), ctx.name(), e);
             bus.emit(l -> l.onError(e));
             return null;
         } finally {
-            running.remove(job.id());
+            running.remove(job.id(), Thread.currentThread());
+            if (!late) { // a job let go was accounted for then (it may even run here again by now)
+                interruptedByClose.remove(job.id());
+                locks.forget(job.id());
+                finished.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * A cancelled attempt whose processor did not end within the grace period: its failure is recorded now (retried
+     * per its attempts) and its slot freed, while the processor's thread goes on until it ends.
+     */
+    void letGo(JobControl.Run run) {
+        Job job = run.job;
+        running.remove(job.id(), run.thread);
+        try {
+            stopRenewing(job);
+            fail(job, run.failure(null), null);
+        } catch (RuntimeException e) {
+            log.warn("could not record the failure of cancelled job {} on queue {}", job.id(), ctx.name(), e);
+            bus.emit(l -> l.onError(e));
+        } finally {
             interruptedByClose.remove(job.id());
             locks.forget(job.id());
             finished.incrementAndGet();
+            if (run.slot.compareAndSet(true, false)) {
+                slots.release();
+            }
+        }
+    }
+
+    /**
+     * The outcome of an attempt that was let go: written as any outcome, so that Redis refuses it (the lock is gone
+     * or another token's), and only logged. It is recorded only if the failure written when the attempt was let go
+     * did not apply and the lock is still this attempt's. The refusal goes to {@link WorkerListener#onError}.
+     */
+    private void refuseLate(Job job, Object result, Throwable error) {
+        try {
+            String value = error == null ? Json.write(ctx.mapper, result, "returnvalue") : Attempts.reason(error);
+            MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), error == null, value);
+            ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), error == null ? "moveToCompleted"
+                    : "moveToFailed");
+            log.warn("job {} of queue {}: the late outcome of an attempt that was let go was recorded (its lock was "
+                    + "still held)", job.id(), ctx.name());
+        } catch (RuntimeException e) {
+            log.info("job {} of queue {}: the late outcome of an attempt that was let go is refused: {}", job.id(),
+                    ctx.name(), e.getMessage());
+            bus.emit(l -> l.onError(e));
         }
     }
 
@@ -250,8 +320,7 @@ final class JobRunner {
         } catch (ValidationException e) {
             return fail(job, e, nextToken);
         }
-        MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
-                opts.removeOnComplete()));
+        MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), true, json);
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
@@ -274,11 +343,11 @@ final class JobRunner {
             rateLimited.accept(ttl);
             return null;
         }
-        String reason = error.getMessage() != null ? error.getMessage() : error.getClass().getName();
-        String stack = stacktrace(job, error);
+        String reason = Attempts.reason(error);
+        String stack = Attempts.stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
-        if (!(error instanceof UnrecoverableException) && attemptsMade < job.opts().attempts()) {
-            Duration delay = capped(backoff(job, attemptsMade, error));
+        if (Attempts.mayRetry(job, error)) {
+            Duration delay = Attempts.retryDelay(ctx, opts, job, attemptsMade, error);
             if (delay != null) {
                 if (delay.isZero()) {
                     long now = ctx.now();
@@ -296,8 +365,7 @@ final class JobRunner {
                 return null;
             }
         }
-        MoveToFinished.Request r = finishRequest(job, false, reason, keep(job.opts().removeOnFail(),
-                opts.removeOnFail()));
+        MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), false, reason);
         r.stacktrace = stack;
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next = writeOutcome(job, "moveToFailed", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
@@ -388,77 +456,6 @@ final class JobRunner {
         }
         fields.remove("defa"); // cleared by any outcome
         return new Job(ctx, job.id(), fields, job.token(), job.opts());
-    }
-
-    /** The wait before a retry, or null to fail now. */
-    /**
-     * A retry is due no later than a delayed score can hold (an exponential backoff over many attempts, or a custom
-     * strategy, can ask for more): waits past it are cut to it rather than overflowing the score.
-     */
-    private Duration capped(Duration delay) {
-        if (delay == null) {
-            return null;
-        }
-        Duration latest = Duration.ofMillis(Math.max(0, JobOptions.MAX_DUE_MS - ctx.now()));
-        return delay.compareTo(latest) > 0 ? latest : delay;
-    }
-
-    private Duration backoff(Job job, int attemptsMade, Throwable error) {
-        Backoff b = job.opts().backoff();
-        if (b == null) {
-            return Duration.ZERO;
-        }
-        if (b.isBuiltIn()) {
-            return b.delayFor(attemptsMade, ThreadLocalRandom.current().nextDouble());
-        }
-        BackoffStrategy strategy = opts.backoffStrategy();
-        if (strategy == null) {
-            log.warn("job {} has backoff type '{}' but the worker has no backoffStrategy; failing it", job.id(),
-                    b.type());
-            return null;
-        }
-        try {
-            Duration d = strategy.delay(attemptsMade, b.type(), error, job);
-            return d == null || d.isNegative() ? null : d;
-        } catch (RuntimeException e) {
-            log.warn("backoffStrategy threw for job {}; failing it", job.id(), e);
-            return null;
-        }
-    }
-
-    private MoveToFinished.Request finishRequest(Job job, boolean completed, String value, KeepJobs keep) {
-        MoveToFinished.Request r = new MoveToFinished.Request();
-        r.jobId = job.id();
-        r.token = job.token();
-        r.now = ctx.now();
-        r.completed = completed;
-        r.value = value;
-        r.keepCount = keep.count();
-        r.keepAgeMs = keep.age() == null ? -1 : keep.age().toMillis();
-        r.attempts = job.opts().attempts();
-        r.lockMs = opts.lockDuration().toMillis();
-        r.workerName = opts.name();
-        r.limiterMax = opts.limiterMax();
-        r.limiterDurationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
-        r.metricsMaxDataPoints = opts.metricsMaxDataPoints();
-        return r;
-    }
-
-    private static KeepJobs keep(KeepJobs own, KeepJobs workerDefault) {
-        return own != null ? own : workerDefault != null ? workerDefault : KeepJobs.all();
-    }
-
-    /** The job's stack traces with this failure appended, limited by its stackTraceLimit, as JSON. */
-    private String stacktrace(Job job, Throwable error) {
-        List<String> stack = job.stacktrace();
-        StringWriter w = new StringWriter();
-        error.printStackTrace(new PrintWriter(w));
-        stack.add(w.toString());
-        Integer limit = job.opts().stackTraceLimit();
-        if (limit != null) {
-            stack = stack.subList(Math.max(0, stack.size() - limit), stack.size());
-        }
-        return Json.write(Json.DEFAULT, stack, "stacktrace"); // protocol field: never the user's mapper
     }
 
     private boolean fetchNext() {

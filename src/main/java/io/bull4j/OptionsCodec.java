@@ -47,6 +47,7 @@ final class OptionsCodec {
         if (o.keepLogs() != null) n.put("kl", o.keepLogs());
         if (o.sizeLimit() != null) n.put("sizeLimit", o.sizeLimit());
         if (o.deduplication() != null) n.set("de", dedup(o.deduplication()));
+        if (o.timeout() != null) n.put("timeout", o.timeout().toMillis()); // bull4j only; BullMQ ignores it
         return n.toString();
     }
 
@@ -160,6 +161,9 @@ final class OptionsCodec {
                 if (de.path("ttl").asLong(0) > 0) d.ttl(Duration.ofMillis(de.get("ttl").asLong()));
                 b.deduplication(d.build());
             }
+        }, n);
+        lenient("timeout", () -> {
+            if (n.get("timeout").isNumber()) b.timeout(Duration.ofMillis(n.get("timeout").asLong()));
         }, n);
         return b.build();
     }

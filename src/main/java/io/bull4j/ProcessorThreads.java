@@ -6,12 +6,16 @@ import org.slf4j.LoggerFactory;
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The default executor for processors: a virtual thread per job on Java 21+ (unless
- * {@link WorkerOptions#virtualThreads()} is off), else a pool of {@code concurrency} platform threads.
+ * {@link WorkerOptions#virtualThreads()} is off), else a pool of {@code concurrency} platform threads (more only while
+ * a cancelled processor that was let go still runs).
  *
  * <p>The library is compiled for Java 17, so the Java 21 API is reached by reflection, on the public types only:
  * {@code Thread.ofVirtual()} and the methods of the public interface {@code Thread.Builder}. Looking the methods
@@ -36,11 +40,14 @@ final class ProcessorThreads {
             return VIRTUAL.perTaskExecutor(prefix);
         }
         AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(concurrency, r -> {
-            Thread t = new Thread(r, prefix + n.getAndIncrement());
-            t.setDaemon(true);
-            return t;
-        });
+        // the worker's slots bound the jobs; the pool may grow past concurrency only for a processor that a
+        // cancellation let go while it still runs, so that its slot is really free for the next job
+        return new ThreadPoolExecutor(concurrency, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, prefix + n.getAndIncrement());
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /** The Java 21 methods, found once. */

@@ -313,6 +313,63 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
+     * Asks the worker running the job, in this process or another, to cancel it (bull4j only; BullMQ 6.7.0 can cancel
+     * only from the process that runs the job). The request names the job's current lock token and is kept for a
+     * minute; the bull4j worker holding that lock reads it within about a second and cancels the attempt as
+     * {@link Worker#cancelJob} does. A BullMQ worker ignores it, and a later attempt of the job is not affected.
+     *
+     * @param jobId the job's id
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return whether a worker held the job's lock, so that the request was written
+     */
+    public boolean cancelJob(String jobId, String reason) {
+        ValidationException.check(jobId != null && !jobId.isEmpty(), "jobId", "must not be empty");
+        checkOpen();
+        String why = reason == null || reason.isEmpty() ? JobControl.DEFAULT_REASON : reason;
+        return ctx.await(io.bull4j.internal.script.CancelRequests.request(ctx.scripts(), ctx.keys, jobId, why,
+                JobControl.REQUEST_KEEP_MS), "cancelJob");
+    }
+
+    /**
+     * Moves a dead letter of this queue (a dead-letter queue, see {@link WorkerOptions.Builder#deadLetterQueue})
+     * back to the queue it came from (bull4j only): the failed job there is retried with its attempts reset (as
+     * {@link Job#retry(JobState, boolean, boolean)}) when it is still failed, else a job with the same name, data
+     * and options is added; then the dead letter is removed. Two steps, not one script: if the process dies between
+     * them, the dead letter stays and a second replay retries or adds again.
+     *
+     * @param deadLetterId the dead letter's id in this queue
+     * @return the job in the source queue, as it is after the replay
+     * @throws JobException {@code JOB_NOT_FOUND} when there is no such job, {@code BAD_DATA} when it is not a dead
+     *     letter
+     */
+    public Job replayDeadLetter(String deadLetterId) {
+        Job letter = getJob(deadLetterId);
+        if (letter == null) {
+            throw new JobException(name(), deadLetterId, JobException.Reason.JOB_NOT_FOUND, "job " + deadLetterId
+                    + " of queue " + name() + " does not exist");
+        }
+        DeadLetter record = letter.deadLetter();
+        if (record == null) {
+            throw new JobException(name(), deadLetterId, JobException.Reason.BAD_DATA, "job " + deadLetterId
+                    + " of queue " + name() + " is not a dead letter");
+        }
+        Job replayed;
+        // on this queue's connection when it was given one; otherwise, as this queue, on one from REDIS_URL
+        try (Queue source = new Queue(record.queue(), opts.toBuilder().skipMetasUpdate(true).build())) {
+            Job original = source.getJob(record.jobId());
+            if (original != null && original.getState() == JobState.FAILED) {
+                original.retry(JobState.FAILED, true, true);
+                replayed = source.getJob(record.jobId());
+            } else {
+                replayed = source.add(letter.name(), Json.tree(letter.dataJson()),
+                        OptionsCodec.read(record.optsJson()));
+            }
+        }
+        letter.remove();
+        return replayed;
+    }
+
+    /**
      * How many jobs each state holds, in the order asked (all states but {@link JobState#PAUSED}, in BullMQ's
      * order, when none is named), as BullMQ's {@code getJobCounts}: {@link JobState#WAITING} counts the wait list,
      * {@link JobState#PAUSED} the legacy {@code paused} list of old BullMQ versions. One Redis call.

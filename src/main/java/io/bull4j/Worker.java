@@ -6,11 +6,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,8 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Worker audit = new Worker("audit", job -> { log.info("job {}", job.id()); }); // no result: a VoidProcessor
  * }</pre>
  *
- * <p>Threads: one fetch thread, one scheduler thread (lock renewal and stalled scans), one event thread for
- * listeners, and the processor executor. Thread-safe. {@link #close()} is idempotent.
+ * <p>Threads: one fetch thread, one scheduler thread (lock renewal, stalled scans, job timeouts and cancel
+ * requests), one event thread for listeners, and the processor executor. Running jobs can be cancelled
+ * ({@link #cancelJob}); a worker built without a processor is for manual processing ({@link #getNextJob}).
+ * Thread-safe. {@link #close()} is idempotent.
  */
 public final class Worker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
@@ -48,10 +52,12 @@ public final class Worker implements AutoCloseable {
     private final JobRunner runner;
     private final FetchLoop fetch;
     private final ScheduledExecutorService scheduler;
+    private final JobControl control;
     private final Object lifecycle = new Object();
     private Thread fetchThread;
     private boolean started;
     private boolean closed;
+    private final boolean manual;
 
     /**
      * A worker with the default options, on a connection of its own from {@code REDIS_URL} (else
@@ -132,10 +138,43 @@ public final class Worker implements AutoCloseable {
      * @throws RedisException when Redis cannot be reached
      */
     public Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener... listeners) {
-        ValidationException.check(processor != null, "processor", "must not be null");
+        this(queueName, requireProcessor(processor), options, listeners, false);
+    }
+
+    /**
+     * A worker without a processor, for manual processing as in BullMQ: it never fetches on its own (there is no
+     * fetch loop, {@code autorun} is ignored and {@link #run()} refuses). The caller takes jobs with
+     * {@link #getNextJob(String, boolean)} and finishes them with {@link Job#moveToCompleted},
+     * {@link Job#moveToFailed} and the other transitions, passing the token it chose; it owns each lock, and must
+     * renew it ({@link Job#extendLock(String, Duration)}) more often than the lock duration, or the stalled check
+     * of another worker takes the job back.
+     *
+     * <pre>{@code
+     * try (Worker worker = new Worker("exports", WorkerOptions.builder().lockDuration(Duration.ofMinutes(1)).build())) {
+     *     String token = UUID.randomUUID().toString();
+     *     Job job = worker.getNextJob(token, true);
+     *     if (job != null) {
+     *         job.moveToCompleted(export(job), token, false);
+     *     }
+     * }
+     * }</pre>
+     *
+     * @param queueName the queue to take jobs from
+     * @param options the options; lock duration, name, limiter, retention and backoff strategy apply
+     * @throws ValidationException when an argument is invalid (on Redis Cluster: a queue without a hash tag)
+     * @throws RedisException when Redis cannot be reached
+     */
+    public Worker(String queueName, WorkerOptions options) {
+        this(queueName, null, options, new WorkerListener[0], true);
+    }
+
+    private Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener[] listeners,
+                   boolean manual) {
         ValidationException.check(listeners != null, "listeners", "must not be null");
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), queueName);
+        ValidationException.check(!queueName.equals(options.deadLetterQueue()), "deadLetterQueue",
+                "must not be the worker's own queue (was \"" + queueName + "\")");
         this.opts = options;
         this.ownsConnection = options.connection() == null;
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
@@ -156,16 +195,54 @@ public final class Worker implements AutoCloseable {
         this.stalled = new StalledChecker(ctx, options.maxStalledCount(), options.stalledInterval().toMillis(), bus);
         Tokens tokens = new Tokens();
         this.runner = new JobRunner(ctx, options, processor, executor, slots, locks, bus, tokens);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "bull4j-scheduler-" + queueName);
             t.setDaemon(true);
             return t;
         });
+        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // job timeouts must not delay a close
+        timers.setRemoveOnCancelPolicy(true);
+        this.scheduler = timers;
+        this.control = new JobControl(ctx, scheduler, Math.min(INTERRUPT_GRACE_MS, options.lockDuration().toMillis()),
+                options.timeout());
+        runner.control(control);
         this.fetch = new FetchLoop(ctx, options, slots, runner, bus, tokens);
         runner.onQueueDrained(fetch::queueDrained);
         runner.onRateLimited(fetch::rateLimited);
-        if (options.autorun()) {
+        this.manual = manual;
+        if (options.autorun() && !manual) {
             run();
+        }
+    }
+
+    private static Processor requireProcessor(Processor processor) {
+        ValidationException.check(processor != null, "processor", "must not be null");
+        return processor;
+    }
+
+    /**
+     * Manual processing: takes the next job and locks it under {@code token}, as BullMQ's
+     * {@code worker.getNextJob(token, {block})}. Due delayed jobs are promoted first. The lock lasts the worker's
+     * lock duration and is not renewed: the caller renews it ({@link Job#extendLock(String, Duration)}) and ends
+     * the job with {@link Job#moveToCompleted}, {@link Job#moveToFailed}, {@link Job#moveToDelayed(Instant, String)}
+     * or {@link Job#moveToWait(String)}.
+     *
+     * @param token the lock token, chosen by the caller (BullMQ's workers use {@code <uuid>:<n>}); not empty
+     * @param block whether to wait, up to the drain delay, for a job when none is ready
+     * @return the job, or null when none was ready (or the worker is paused, closed or rate limited)
+     * @throws ValidationException when the token is empty
+     * @throws Bull4jException when this worker has a processor (its own loop takes the jobs)
+     */
+    public Job getNextJob(String token, boolean block) {
+        ValidationException.check(token != null && !token.isEmpty(), "token", "must not be null or empty");
+        if (!manual) {
+            throw new Bull4jException("getNextJob is for a worker without a processor (manual processing)");
+        }
+        try {
+            return ManualJobs.taken(ctx, opts, fetch.takeOne(token, block), token);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 
@@ -179,6 +256,33 @@ public final class Worker implements AutoCloseable {
         new QueueLimits(ctx).rateLimit(duration);
     }
 
+    /**
+     * Cancels the job if this worker is running it, as BullMQ's {@code worker.cancelJob(id, reason)}: its
+     * {@link Job#cancellation()} is marked and its thread interrupted; the attempt then fails with {@code reason}
+     * (retried per its attempts, unless the processor throws {@link UnrecoverableException}). A processor that does
+     * not end within 2 s (at most the lock duration) is let go: the failure is recorded, its slot freed, and its late
+     * outcome refused. To cancel a job that may run in another process, use {@link Queue#cancelJob}.
+     *
+     * @param jobId the job's id
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return whether this worker was running the job (and had not cancelled it yet)
+     */
+    public boolean cancelJob(String jobId, String reason) {
+        ValidationException.check(jobId != null, "jobId", "must not be null");
+        return control.cancel(jobId, reason);
+    }
+
+    /**
+     * Cancels every job this worker is running, as BullMQ's {@code worker.cancelAllJobs(reason)}; see
+     * {@link #cancelJob}.
+     *
+     * @param reason the failed reason to record; null or empty for "job cancelled"
+     * @return how many jobs were cancelled
+     */
+    public int cancelAllJobs(String reason) {
+        return control.cancelAll(reason);
+    }
+
     /** Starts processing; the constructor already did unless {@code autorun} is false. */
     public void run() {
         synchronized (lifecycle) {
@@ -188,9 +292,14 @@ public final class Worker implements AutoCloseable {
             if (started) {
                 throw new Bull4jException("worker is already running");
             }
+            if (manual) {
+                throw new Bull4jException("a worker without a processor does not run: take jobs with getNextJob");
+            }
             started = true;
             long renewMs = opts.lockRenewTime().toMillis();
             scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(control::pollRequests, JobControl.REMOTE_POLL_MS,
+                    JobControl.REMOTE_POLL_MS, TimeUnit.MILLISECONDS);
             long stalledMs = opts.stalledInterval().toMillis();
             scheduler.scheduleWithFixedDelay(stalled::check, stalledMs, stalledMs, TimeUnit.MILLISECONDS);
             long sweepMs = opts.stalledSweepInterval().toMillis();

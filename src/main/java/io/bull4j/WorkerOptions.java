@@ -60,6 +60,8 @@ public final class WorkerOptions {
     private final Duration limiterDuration;
     private final Duration maximumRateLimitDelay;
     private final int metricsMaxDataPoints;
+    private final Duration timeout;
+    private final String deadLetterQueue;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -87,6 +89,8 @@ public final class WorkerOptions {
         limiterDuration = b.limiterDuration;
         maximumRateLimitDelay = b.maximumRateLimitDelay;
         metricsMaxDataPoints = b.metricsMaxDataPoints;
+        timeout = b.timeout;
+        deadLetterQueue = b.deadLetterQueue;
     }
 
     /** {@return a builder with every option at its default} */
@@ -121,6 +125,8 @@ public final class WorkerOptions {
         b.limiterDuration = limiterDuration;
         b.maximumRateLimitDelay = maximumRateLimitDelay;
         b.metricsMaxDataPoints = metricsMaxDataPoints;
+        b.timeout = timeout;
+        b.deadLetterQueue = deadLetterQueue;
         return b;
     }
 
@@ -187,6 +193,12 @@ public final class WorkerOptions {
      */
     public int metricsMaxDataPoints() { return metricsMaxDataPoints; }
 
+    /** {@return how long an attempt of a job with no {@link JobOptions#timeout()} of its own may run, or null} */
+    public Duration timeout() { return timeout; }
+
+    /** {@return the queue that gets a copy of each job that fails for good, or null for none} */
+    public String deadLetterQueue() { return deadLetterQueue; }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof WorkerOptions)) return false;
@@ -203,7 +215,8 @@ public final class WorkerOptions {
                 && clock.equals(x.clock) && limiterMax == x.limiterMax
                 && Objects.equals(limiterDuration, x.limiterDuration)
                 && maximumRateLimitDelay.equals(x.maximumRateLimitDelay)
-                && metricsMaxDataPoints == x.metricsMaxDataPoints;
+                && metricsMaxDataPoints == x.metricsMaxDataPoints
+                && Objects.equals(timeout, x.timeout) && Objects.equals(deadLetterQueue, x.deadLetterQueue);
     }
 
     @Override
@@ -223,7 +236,9 @@ public final class WorkerOptions {
                 + virtualThreads + ", checkEvictionPolicy=" + checkEvictionPolicy
                 + (limiterMax > 0 ? ", limiter=" + limiterMax + "/" + limiterDuration : "")
                 + ", maximumRateLimitDelay=" + maximumRateLimitDelay
-                + (metricsMaxDataPoints > 0 ? ", metrics=" + metricsMaxDataPoints : "") + "}";
+                + (metricsMaxDataPoints > 0 ? ", metrics=" + metricsMaxDataPoints : "")
+                + (timeout != null ? ", timeout=" + timeout : "")
+                + (deadLetterQueue != null ? ", deadLetterQueue=" + deadLetterQueue : "") + "}";
     }
 
     /**
@@ -255,6 +270,8 @@ public final class WorkerOptions {
         private Duration limiterDuration;
         private Duration maximumRateLimitDelay = DEFAULT_MAXIMUM_RATE_LIMIT_DELAY;
         private int metricsMaxDataPoints;
+        private Duration timeout;
+        private String deadLetterQueue;
 
         private Builder() {
         }
@@ -574,6 +591,40 @@ public final class WorkerOptions {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The longest an attempt may run, for jobs without a {@link JobOptions.Builder#timeout} of their own (bull4j
+         * only): when it elapses the job is cancelled (see {@link Cancellation}) and the attempt fails with "job timed
+         * out after N ms", retried per its attempts. Default none.
+         *
+         * @param timeout at least 1 ms, or null for none
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            ValidationException.check(timeout == null || timeout.toMillis() >= 1, "timeout",
+                    "must be at least 1 ms (was " + timeout + ")");
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * A dead-letter queue (bull4j only): when a job fails for good (its last attempt, or an
+         * {@link UnrecoverableException}), a copy is added to this queue (same prefix) in the same Redis script as
+         * the failure, so both are written or neither: a job with the same name and data, waiting there, whose
+         * {@link Job#deadLetter()} tells where it came from and why it failed. The failed job itself stays as BullMQ
+         * leaves it. {@link Queue#replayDeadLetter} moves one back. Default none.
+         *
+         * @param queueName the dead-letter queue's name, or null for none; not this worker's own queue
+         * @return this builder
+         */
+        public Builder deadLetterQueue(String queueName) {
+            ValidationException.check(queueName == null || !queueName.isBlank(), "deadLetterQueue",
+                    "must not be blank (was \"" + queueName + "\")");
+            ValidationException.check(queueName == null || queueName.indexOf(':') < 0, "deadLetterQueue",
+                    "must not contain ':' (was \"" + queueName + "\")");
+            this.deadLetterQueue = queueName;
             return this;
         }
 

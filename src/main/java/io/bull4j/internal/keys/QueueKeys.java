@@ -100,6 +100,11 @@ public final class QueueKeys {
         return job(jobId) + ":lock";
     }
 
+    /** A request to cancel the job's running attempt (bull4j only; it expires on its own). */
+    public String cancel(String jobId) {
+        return job(jobId) + ":cancel";
+    }
+
     public String logs(String jobId) {
         return job(jobId) + ":logs";
     }

@@ -36,6 +36,8 @@ public final class MoveToFinished {
         public long limiterDurationMs;
         /** The worker's metrics size (BullMQ's maxDataPoints); 0 when it collects no metrics. */
         public int metricsMaxDataPoints;
+        /** A failure's dead-letter queue (its key base), or null for none; bull4j only. */
+        public String deadLetterBase;
     }
 
     private MoveToFinished() {
@@ -56,7 +58,8 @@ public final class MoveToFinished {
                 r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
                 r.workerName == null ? "" : r.workerName, MoveToActive.limiterArg(r.limiterMax),
                 MoveToActive.limiterArg(r.limiterDurationMs),
-                r.metricsMaxDataPoints > 0 ? Integer.toString(r.metricsMaxDataPoints) : "")
+                r.metricsMaxDataPoints > 0 ? Integer.toString(r.metricsMaxDataPoints) : "",
+                r.deadLetterBase == null ? "" : r.deadLetterBase, k.name())
                 .thenApply(reply -> {
                     if (reply.size() == 1) {
                         throw ScriptErrors.error((Long) reply.get(0), k.name(), r.jobId,

@@ -99,6 +99,7 @@ class ScriptKeysTest {
         m.put("getRateLimitTtl", () -> RateLimits.ttl(runner, K, 0));
         m.put("isMaxed", () -> RateLimits.isMaxed(runner, K));
         m.put("removeDeduplicationKey", () -> RemoveDeduplicationKey.run(runner, K, "d", "missing"));
+        m.put("requestCancel", () -> CancelRequests.request(runner, K, "missing", "why", 1000));
         return m;
     }
 
