@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The rate limiter's accuracy (issue 10): one worker limited to {@code max} jobs per second at {@code concurrency},
- * over {@code windows} one-second windows, then its cost while a manual limit holds it. No Node counterpart yet.
+ * over {@code windows} one-second windows, then its cost while a manual limit holds it. The Node side:
+ * {@code src/bench/node/driver.mjs --variant limiter/max1000-c50}.
  */
 final class LimiterRuns {
     private final Bench b;
@@ -66,6 +67,11 @@ final class LimiterRuns {
                         .orElse(0) / max);
                 r.put("node_cpu_us_per_job", cost.get("node_cpu_us_per_job"))
                         .put("redis_cpu_us_per_job", cost.get("redis_cpu_us_per_job"));
+                // the worker's CPU per second over the whole limited run: each window is a burst of max jobs, then
+                // a wait for the limiter
+                r.put("run_client_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / cost.get("wall_s"))
+                        .put("run_redis_cpu_ms_per_s", cost.get("redis_cpu_s") * 1000 / cost.get("wall_s"))
+                        .put("other_util", cost.get("other_util"));
                 r.putAll(idleWhileLimited(queue));
                 return r;
             } finally {
@@ -90,6 +96,7 @@ final class LimiterRuns {
         double wall = cost.get("wall_s");
         long calls = cost.cmdstats.values().stream().mapToLong(v -> v[0]).sum();
         return new Run().put("limited_jvm_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / wall)
+                .put("limited_client_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / wall)
                 .put("limited_redis_cmds_per_s", calls / wall)
                 .put("limited_redis_cpu_ms_per_s", cost.get("redis_cpu_s") * 1000 / wall);
     }
