@@ -176,6 +176,7 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
   const createS = (performance.now() - t0) / 1000;
   log(`created ${n} schedulers every ${everyMs} ms in ${createS.toFixed(2)} s`);
   await new Promise((resolve) => setTimeout(resolve, warmupS * 1000));
+  await admin.config('RESETSTAT');
   const m = await begin();
   const begun = Date.now();
   until = begun + durationS * 1000;
@@ -183,6 +184,19 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
   const iterations = Math.min(count, capacity);
   const cost = await end(m, Math.max(1, iterations), performance.now());
+  const statsText = await admin.info('commandstats');
+  lastCmdstats = topCmds(statsText, Math.max(1, iterations));
+  let calls = 0;
+  let scripts = 0;
+  for (const line of statsText.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) {
+      calls += Number(cm[2]);
+      if (cm[1].startsWith('eval')) scripts += Number(cm[2]);
+    }
+  }
+  cost.cmd_calls_per_job = calls / Math.max(1, iterations);
+  cost.script_calls_per_job = scripts / Math.max(1, iterations);
   const waiting = await queue.getWaitingCount();
   await worker.close();
   await queue.close();
@@ -192,6 +206,21 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
     offered_per_s: offered, jobs_per_s: iterations / cost.wall_s, sustained_fraction: iterations / cost.wall_s / offered,
     ...dist(s, 'late'), late_over_10ms_pct: (100 * s.filter((v) => v > 10).length) / Math.max(1, iterations),
     ...cost, waiting_at_end: waiting };
+}
+
+// INFO commandstats per iteration, top 15 by usec (the harness's own commands left out), as bull4j's Modes.top
+let lastCmdstats;
+function topCmds(text, jobs) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) {
+      rows.push([cm[1], Number(cm[2]), Number(cm[3])]);
+    }
+  }
+  rows.sort((a, b) => b[2] - a[2]);
+  return Object.fromEntries(rows.slice(0, 15).map(([k, c, u]) => [k, { calls_per_job: +(c / jobs).toFixed(3),
+    usec_per_job: +(u / jobs).toFixed(3) }]));
 }
 
 // nearest-rank percentiles of a sorted sample, as bull4j's Stats.dist
@@ -313,7 +342,7 @@ try {
     runtime: `node ${process.version}`, client: `ioredis ${require('ioredis/package.json').version}`,
     redis_version: infoField(serverInfo, 'redis_version'), host: { cpus: os.cpus().length },
     date: new Date().toISOString(), mode: runner.mode, variant: runner.name, params: runner.params, runs: 1,
-    summary, per_run: [run],
+    summary, per_run: [run], ...(lastCmdstats ? { cmdstats_last_run: lastCmdstats } : {}),
   });
   process.stdout.write(line + '\n');
   if (args.out) fs.appendFileSync(args.out, line + '\n');

@@ -99,7 +99,8 @@ final class ScaleModes {
                         cfg.schedDurationS), null);
         b.emitter.emit("schedulers", "n" + cfg.schedN + "-c" + cfg.schedConc, Modes.params("schedulers", cfg.schedN,
                 "every_ms", cfg.schedEveryMs, "concurrency", cfg.schedConc, "warmup_s", cfg.schedWarmupS,
-                "duration_s", cfg.schedDurationS, "processor", "job -> null"), rs, Map.of());
+                "duration_s", cfg.schedDurationS, "processor", "job -> null"), rs,
+                Map.of("cmdstats_last_run", Modes.top(rs, (long) rs.get(rs.size() - 1).get("jobs"))));
     }
 
     void idle() throws Exception {
