@@ -89,9 +89,9 @@ class DifferentialTest {
 
     @TestFactory
     Stream<DynamicContainer> scenarios() {
-        // -Ddifferential.only=<part of a name> runs the matching scenarios alone (when working on one)
-        String only = System.getProperty("differential.only", "");
-        return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only))
+        // -Ddifferential.only=<part of a name>[,<part>...] runs the matching scenarios alone (when working on some)
+        List<String> only = List.of(System.getProperty("differential.only", "").split(","));
+        return DifferentialScenario.loadAll().stream().filter(s -> only.stream().anyMatch(s.name()::contains))
                 .map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
                         DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
                         DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does",
