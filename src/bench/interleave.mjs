@@ -55,8 +55,9 @@ const MODE_MEASURES = {
   ],
   limiter: [
     ['jobs_per_s', 'rate over the windows, jobs/s', 'closer to max'],
-    ['window_min', 'fewest jobs in a window', 'closer to max'],
-    ['window_max', 'most jobs in a window', 'never above max'],
+    ['window_min', 'fewest jobs in a window (Redis clock)', 'closer to max'],
+    ['window_max', 'most jobs in a window (Redis clock)', 'never above max'],
+    ['client_window_max', 'most jobs in a window, client clock (processedOn)', 'see docs'],
     ['run_client_cpu_ms_per_s', 'client CPU ms/s over the limited run', 'lower'],
     ['limited_client_cpu_ms_per_s', 'client CPU ms/s while held by the limit', 'lower'],
     ['limited_redis_cmds_per_s', 'Redis commands/s while held by the limit', 'lower'],
