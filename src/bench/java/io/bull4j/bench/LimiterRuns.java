@@ -123,13 +123,26 @@ final class LimiterRuns {
             queue.add("bench", Map.of("i", i));
         }
         Sleep.ms(500);
+        Map<String, Long> threadsBefore = Cpu.threadTicks();
         Measure.Snapshot m = b.measure.begin();
         Sleep.ms(5000);
         Run cost = b.measure.end(m, 1, System.nanoTime());
+        Map<String, Long> threadsAfter = Cpu.threadTicks();
+        StringBuilder busiest = new StringBuilder();
+        threadsAfter.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                .forEach(e -> busiest.append(' ').append(e.getKey()).append('=').append(e.getValue() * 10).append("ms"));
+        Log.log("while held by the limit, CPU by thread over 5 s:" + busiest);
+        // bull4j's own threads (worker, fetch, scheduler, job pool; "bull4j" with its digit folded), apart from the
+        // JVM's (JIT, GC, periodic tasks), Lettuce's timer and event loops, and the harness's main thread
+        long own = threadsAfter.entrySet().stream().filter(e -> e.getKey().startsWith("bullNj"))
+                .mapToLong(e -> e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)).sum();
         double wall = cost.get("wall_s");
         long calls = cost.cmdstats.values().stream().mapToLong(v -> v[0]).sum();
         return new Run().put("limited_jvm_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / wall)
                 .put("limited_client_cpu_ms_per_s", cost.get("node_cpu_s") * 1000 / wall)
+                .put("limited_bull4j_threads_cpu_ms_per_s", own * 10.0 / wall)
                 .put("limited_redis_cmds_per_s", calls / wall)
                 .put("limited_redis_cpu_ms_per_s", cost.get("redis_cpu_s") * 1000 / wall);
     }
