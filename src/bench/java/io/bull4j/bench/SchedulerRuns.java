@@ -63,6 +63,7 @@ final class SchedulerRuns {
                 long t0 = System.currentTimeMillis();
                 long start = t0 + Math.round(warmupS * 1000);
                 Sleep.ms(Math.max(0, start - System.currentTimeMillis()));
+                Map<String, Long> threadsBefore = Cpu.threadTicks();
                 Measure.Snapshot m = b.measure.begin();
                 long begun = System.currentTimeMillis();
                 long end = begun + Math.round(durationS * 1000);
@@ -71,6 +72,15 @@ final class SchedulerRuns {
                 Sleep.ms(Math.max(0, end - System.currentTimeMillis()));
                 int iterations = Math.min(count.get(), late.length);
                 Run cost = b.measure.end(m, Math.max(1, iterations), System.nanoTime());
+                Map<String, Long> threadsAfter = Cpu.threadTicks();
+                StringBuilder busiest = new StringBuilder();
+                threadsAfter.entrySet().stream()
+                        .map(e -> Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                        .filter(e -> e.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .limit(10).forEach(e -> busiest.append(' ').append(e.getKey()).append('=')
+                                .append(Math.round(e.getValue() * 10.0 / Math.max(1, iterations) * 1000))
+                                .append("us"));
+                Log.log("JVM CPU by thread per iteration:" + busiest);
                 return result(n, everyMs, concurrency, durationS, createS, late, iterations, cost, queue);
             } finally {
                 worker.close();
