@@ -10,6 +10,8 @@
 //                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
 //                            [--baseline-label 2ed13ca] [--quick]
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
+// Issue 10's variants: schedulers/n<N>-c<C> (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
+// with its own measures in the summary.
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
 import { spawnSync } from 'node:child_process';
