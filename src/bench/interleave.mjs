@@ -10,6 +10,8 @@
 //                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
 //                            [--baseline-label 2ed13ca] [--quick]
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
+// Issue 10's variants: schedulers/n<N>-c<C> (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
+// with its own measures in the summary.
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
 import { spawnSync } from 'node:child_process';
@@ -34,6 +36,9 @@ const N = Number(args.n ?? (QUICK ? 2000 : 50000));
 const WARMUP_N = Number(args['warmup-n'] ?? (QUICK ? 200 : 2000));
 const JIT_WARMUP_N = Number(args['jit-warmup-n'] ?? (QUICK ? 500 : 20000));
 const OUT_DIR = args['out-dir'] ?? path.join(HERE, '../../target/interleave');
+const DURATION_S = args['duration-s']; // schedulers: the measured window (default 60 s on both sides)
+const WARMUP_S = args['warmup-s']; // schedulers: the running time before the window (default 5 s)
+const WINDOWS = args.windows; // limiter: the measured one-second windows (default 10)
 const DRIFT = 0.15;
 // measures compared; "better" says which way a ratio bull4j / BullMQ below or above 1 is a win
 const MEASURES = [
@@ -41,6 +46,27 @@ const MEASURES = [
   ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
   ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
 ];
+// issue 10's modes have measures of their own
+const MODE_MEASURES = {
+  schedulers: [
+    ['jobs_per_s', 'iterations/s sustained', 'higher'],
+    ['late_p50_ms', 'lateness p50 ms', 'lower'],
+    ['late_p99_ms', 'lateness p99 ms', 'lower'],
+    ['node_cpu_us_per_job', 'client CPU µs/iteration (Node / JVM)', 'lower'],
+    ['redis_cpu_us_per_job', 'Redis CPU µs/iteration', 'lower'],
+  ],
+  limiter: [
+    ['jobs_per_s', 'rate over the windows, jobs/s', 'closer to max'],
+    ['window_min', 'fewest jobs in a window (Redis clock)', 'closer to max'],
+    ['window_max', 'most jobs in a window (Redis clock)', 'never above max'],
+    ['client_window_max', 'most jobs in a window, client clock (processedOn)', 'see docs'],
+    ['run_client_cpu_ms_per_s', 'client CPU ms/s over the limited run', 'lower'],
+    ['limited_client_cpu_ms_per_s', 'client CPU ms/s while held by the limit', 'lower'],
+    ['limited_redis_cmds_per_s', 'Redis commands/s while held by the limit', 'lower'],
+    ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
+  ],
+};
+const measuresOf = (variant) => MODE_MEASURES[variant.split('/')[0]] ?? MEASURES;
 fs.mkdirSync(OUT_DIR, { recursive: true });
 const RAW = path.join(OUT_DIR, 'raw.jsonl');
 const log = (msg) => process.stderr.write(`[interleave ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -65,13 +91,33 @@ function javaArgs(variant) {
   if (mode === 'add' && (m = name.match(/^inflight(\d+)$/))) {
     return [...common, '--modes', 'add', '--add-inflight', m[1], '--n-add', String(N)];
   }
-  throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>)`);
+  if (mode === 'schedulers' && (m = name.match(/^n(\d+)-c(\d+)$/))) {
+    return [...common.slice(0, 6), '--jit-warmup-n', '0', '--modes', 'schedulers', '--scale-runs', '1',
+      '--sched-n', m[1], '--sched-conc', m[2],
+      ...(DURATION_S ? ['--sched-duration-s', DURATION_S] : []), ...(WARMUP_S ? ['--sched-warmup-s', WARMUP_S] : [])];
+  }
+  if (mode === 'limiter' && (m = name.match(/^max(\d+)-c(\d+)$/))) {
+    return [...common.slice(0, 6), '--jit-warmup-n', '0', '--modes', 'limiter', '--scale-runs', '1',
+      '--limiter-max', m[1], '--limiter-conc', m[2], ...(WINDOWS ? ['--limiter-windows', WINDOWS] : [])];
+  }
+  throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
+    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>)');
+}
+function nodeArgs(variant) {
+  const [mode] = variant.split('/');
+  const extra = [];
+  if (mode === 'schedulers') {
+    if (DURATION_S) extra.push('--duration-s', DURATION_S);
+    if (WARMUP_S) extra.push('--warmup-s', WARMUP_S);
+  }
+  if (mode === 'limiter' && WINDOWS) extra.push('--windows', WINDOWS);
+  return extra;
 }
 
 // the roles of a pair, in the order they run
 const ROLES = [
   { role: 'A', label: 'BullMQ 6.7.0', cmd: (v) => ['node', [path.join(HERE, 'node/driver.mjs'), '--port', String(PORT),
-    '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N)]] },
+    '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N), ...nodeArgs(v)]] },
   { role: 'B', label: 'bull4j (this tree)', cmd: (v) => ['bash', [path.join(HERE, 'run-bench.sh'), ...javaArgs(v)]] },
 ];
 const BASE_LABELS = String(args['baseline-label'] ?? '').split(',');
@@ -103,12 +149,15 @@ const quantile = (sorted, q) => {
   return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (pos - lo);
 };
 const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
+  // a ratio of 0 to 0 (a lateness p50 of 0 ms on both sides) has no value: left out
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return { median: NaN, min: NaN, max: NaN, q1: NaN, q3: NaN };
   return { median: quantile(s, 0.5), min: s[0], max: s[s.length - 1], q1: quantile(s, 0.25), q3: quantile(s, 0.75) };
 };
 const fmt = (x) => (x === undefined || Number.isNaN(x) ? '–' : Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en')
   : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
 const metric = (line, k) => line.per_run[0][k];
+const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 
 // a pair drifts when one side's Redis CPU per job is more than 15 % away from that side's median over the pairs:
 // the same implementation doing the same work should cost Redis the same
@@ -140,15 +189,15 @@ function summarize(results) {
   out.push('| --- | --- | ' + ROLES.map(() => '---').join(' | ') + ' | --- | --- | --- | --- |'
     + BASES.map(() => ' --- | --- |').join(''));
   for (const [variant, pairs] of Object.entries(results)) {
-    for (const [key, title, better] of MEASURES) {
+    for (const [key, title, better] of measuresOf(variant)) {
       const per = Object.fromEntries(ROLES.map((r) => [r.role, stats(pairs.map((p) => metric(p[r.role], key)))]));
       const ba = stats(pairs.map((p) => metric(p.B, key) / metric(p.A, key)));
       let row = `| ${variant} | ${title} | ${ROLES.map((r) => fmt(per[r.role].median)).join(' | ')} | `
-        + `**${ba.median.toFixed(2)}** | ${ba.min.toFixed(2)}–${ba.max.toFixed(2)} | ${ba.q1.toFixed(2)}–${ba.q3.toFixed(2)} `
+        + `**${ratio(ba.median)}** | ${ratio(ba.min)}–${ratio(ba.max)} | ${ratio(ba.q1)}–${ratio(ba.q3)} `
         + `| ${better} |`;
       for (const base of BASES) {
         const bc = stats(pairs.map((p) => metric(p.B, key) / metric(p[base.role], key)));
-        row += ` **${bc.median.toFixed(2)}** | ${bc.min.toFixed(2)}–${bc.max.toFixed(2)} |`;
+        row += ` **${ratio(bc.median)}** | ${ratio(bc.min)}–${ratio(bc.max)} |`;
       }
       out.push(row);
     }

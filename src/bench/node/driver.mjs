@@ -4,6 +4,10 @@
 //
 // Usage: node driver.mjs --port P --variant process/c10-keep|process/c1-remove|add/sequential|add/inflight100
 //                        [--n 50000] [--warmup-n 2000] [--out file.jsonl]
+//        node driver.mjs --port P --variant schedulers/n10000-c100 [--every-ms 1000] [--warmup-s 5] [--duration-s 60]
+//        node driver.mjs --port P --variant limiter/max1000-c50 [--windows 10]
+// The schedulers and limiter variants are issue 10's, run as bull4j's harness runs them (SchedulerRuns and
+// LimiterRuns in src/bench/java): see docs/benchmarks.md.
 // Prints one 'bullmq-bench/1' JSON line (the envelope and metric names that bull4j's harness writes too, see
 // docs/benchmarks.md) on stdout, also appended to --out. Progress goes to stderr.
 //
@@ -133,6 +137,181 @@ async function addRun(n, inflight) {
   return { jobs: n, jobs_per_s: n / cost.wall_s, ...cost };
 }
 
+// Job schedulers at scale, as bull4j's SchedulerRuns: n schedulers every `everyMs`, upserted at an even pace over
+// one interval (an every scheduler runs at once, so the iterations fall evenly over each interval), one Worker at
+// `conc` with an empty processor. After warmupS seconds a window of durationS seconds is measured: each iteration
+// whose processor starts in it, with its lateness (Date.now() at entry minus the due time in its id
+// repeat:<id>:<millis>), and the CPU of this process and of Redis over the window.
+async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
+  await admin.flushall('SYNC');
+  const queue = new Queue(QUEUE, { connection });
+  await queue.waitUntilReady();
+  const capacity = Math.ceil(n * 1000 / everyMs * durationS * 1.2) + 1000;
+  const late = new Float64Array(capacity);
+  let count = 0;
+  let from = Infinity;
+  let until = Infinity;
+  const worker = new Worker(QUEUE, async (job) => {
+    const now = Date.now();
+    if (now >= from && now < until) {
+      const due = Number(job.id.slice(job.id.lastIndexOf(':') + 1));
+      if (count < capacity) late[count] = now - due;
+      count++;
+    }
+  }, { connection, concurrency: conc });
+  worker.on('error', (err) => log(`worker error: ${err?.message}`));
+  await worker.waitUntilReady();
+  // creation, paced: scheduler i at t0 + i * every / n, up to 50 upserts in flight
+  const t0 = performance.now() + 20;
+  let next = 0;
+  const lane = async () => {
+    while (next < n) {
+      const i = next++;
+      const wait = t0 + (i * everyMs) / n - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      await queue.upsertJobScheduler(`s${i}`, { every: everyMs }, { name: 'bench', data: {} });
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, lane));
+  const createS = (performance.now() - t0) / 1000;
+  log(`created ${n} schedulers every ${everyMs} ms in ${createS.toFixed(2)} s`);
+  await new Promise((resolve) => setTimeout(resolve, warmupS * 1000));
+  await admin.config('RESETSTAT');
+  const m = await begin();
+  const begun = Date.now();
+  until = begun + durationS * 1000;
+  from = begun;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
+  const iterations = Math.min(count, capacity);
+  const cost = await end(m, Math.max(1, iterations), performance.now());
+  const statsText = await admin.info('commandstats');
+  lastCmdstats = topCmds(statsText, Math.max(1, iterations));
+  let calls = 0;
+  let scripts = 0;
+  for (const line of statsText.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) {
+      calls += Number(cm[2]);
+      if (cm[1].startsWith('eval')) scripts += Number(cm[2]);
+    }
+  }
+  cost.cmd_calls_per_job = calls / Math.max(1, iterations);
+  cost.script_calls_per_job = scripts / Math.max(1, iterations);
+  const waiting = await queue.getWaitingCount();
+  await worker.close();
+  await queue.close();
+  const s = Array.from(late.subarray(0, iterations)).sort((a, b) => a - b);
+  const offered = (n * 1000) / everyMs;
+  return { schedulers: n, every_ms: everyMs, concurrency: conc, create_s: createS, jobs: iterations,
+    offered_per_s: offered, jobs_per_s: iterations / cost.wall_s, sustained_fraction: iterations / cost.wall_s / offered,
+    ...dist(s, 'late'), late_over_10ms_pct: (100 * s.filter((v) => v > 10).length) / Math.max(1, iterations),
+    ...cost, waiting_at_end: waiting };
+}
+
+// INFO commandstats per iteration, top 15 by usec (the harness's own commands left out), as bull4j's Modes.top
+let lastCmdstats;
+function topCmds(text, jobs) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) {
+      rows.push([cm[1], Number(cm[2]), Number(cm[3])]);
+    }
+  }
+  rows.sort((a, b) => b[2] - a[2]);
+  return Object.fromEntries(rows.slice(0, 15).map(([k, c, u]) => [k, { calls_per_job: +(c / jobs).toFixed(3),
+    usec_per_job: +(u / jobs).toFixed(3) }]));
+}
+
+// nearest-rank percentiles of a sorted sample, as bull4j's Stats.dist
+function dist(sorted, prefix) {
+  const pct = (p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+    : NaN);
+  return { [`${prefix}_p50_ms`]: pct(50), [`${prefix}_p90_ms`]: pct(90), [`${prefix}_p99_ms`]: pct(99),
+    [`${prefix}_max_ms`]: sorted.length ? sorted[sorted.length - 1] : NaN, [`${prefix}_min_ms`]: sorted[0] ?? NaN,
+    [`${prefix}_mean_ms`]: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length) };
+}
+
+// The limiter's windows rebuilt greedily from sorted fetch times (processedOn): [start, count] each.
+function perWindow(starts, windowMs) {
+  starts.sort((a, b) => a - b);
+  const windows = [];
+  let endAt = 0;
+  for (const t of starts) {
+    if (!windows.length || t >= endAt) {
+      windows.push([t, 0]);
+      endAt = t + windowMs;
+    }
+    windows[windows.length - 1][1]++;
+  }
+  return windows;
+}
+
+// The rate limiter, as bull4j's LimiterRuns: max * (windows + 2) prefilled jobs, one Worker with
+// limiter {max, duration: 1000} at `conc`; the first window is left out, the next `windows` measured. Then a
+// manual limit of 10 s holds the worker with jobs waiting, and 5 s of that are measured.
+async function limiterRun(max, conc, windows) {
+  await admin.flushall('SYNC');
+  // every job's active event must stay in the stream: its id is the time Redis ran the fetch (see below)
+  const queue = new Queue(QUEUE, { connection, streams: { events: { maxLen: 200000 } } });
+  const n = max * (windows + 2);
+  await prefill(queue, n, {});
+  let done = 0;
+  let finished;
+  const allDone = new Promise((resolve) => { finished = resolve; });
+  const worker = new Worker(QUEUE, async () => {}, { connection, concurrency: conc,
+    limiter: { max, duration: 1000 } });
+  worker.on('completed', () => { if (++done === n) finished(); });
+  worker.on('error', (err) => log(`worker error: ${err?.message}`));
+  const m = await begin();
+  await allDone;
+  const cost = await end(m, n, performance.now());
+  const fetched = [];
+  for (let id = 1; id <= n; id++) fetched.push(Number(await admin.hget(`bull:${QUEUE}:${id}`, 'processedOn')));
+  // the windows on Redis's clock (the active events' ids: when Redis ran each fetch, the clock the limiter key
+  // expires by), and on the client's (processedOn, stamped when the call was built) as client_*
+  const active = (await admin.xrange(`bull:${QUEUE}:events`, '-', '+'))
+    .filter(([, f]) => f[f.indexOf('event') + 1] === 'active').map(([id]) => Number(id.split('-')[0]));
+  const win = (times, prefix) => {
+    const per = perWindow(times, 1000);
+    const last = Math.min(per.length - 1, windows + 1);
+    const measured = per.slice(1, last).map((w) => w[1]);
+    const span = per[last][0] - per[1][0];
+    return { [`${prefix}windows`]: measured.length,
+      [`${prefix}jobs_per_s`]: (measured.reduce((a, b) => a + b, 0) * 1000) / span,
+      [`${prefix}window_mean`]: measured.reduce((a, b) => a + b, 0) / measured.length,
+      [`${prefix}window_min`]: Math.min(...measured), [`${prefix}window_max`]: Math.max(...measured),
+      [`${prefix}windows_over_max`]: measured.filter((c) => c > max).length,
+      [`${prefix}max_deviation_pct`]: (100 * Math.max(...measured.map((c) => Math.abs(c - max)))) / max };
+  };
+  const onRedis = win(active, '');
+  if (onRedis.windows < windows) throw new Error(`the events stream lost active events: ${JSON.stringify(onRedis)}`);
+  const r = { jobs: n, ...onRedis, ...win(fetched, 'client_'),
+    node_cpu_us_per_job: cost.node_cpu_us_per_job, redis_cpu_us_per_job: cost.redis_cpu_us_per_job,
+    run_client_cpu_ms_per_s: (cost.node_cpu_s * 1000) / cost.wall_s,
+    run_redis_cpu_ms_per_s: (cost.redis_cpu_s * 1000) / cost.wall_s, other_util: cost.other_util };
+  // held by a manual limit of 10 s, with jobs waiting
+  await queue.rateLimit(10000);
+  for (let i = 0; i < 10; i++) await queue.add('bench', { i });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await admin.config('RESETSTAT');
+  const mi = await begin();
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const idle = await end(mi, 1, performance.now());
+  const stats = await admin.info('commandstats');
+  let calls = 0;
+  for (const line of stats.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) calls += Number(cm[2]);
+  }
+  r.limited_client_cpu_ms_per_s = (idle.node_cpu_s * 1000) / idle.wall_s;
+  r.limited_redis_cmds_per_s = calls / idle.wall_s;
+  r.limited_redis_cpu_ms_per_s = (idle.redis_cpu_s * 1000) / idle.wall_s;
+  await worker.close();
+  await queue.close();
+  return r;
+}
+
 function runnerFor(variant) {
   const [mode, name] = variant.split('/');
   let m;
@@ -144,12 +323,26 @@ function runnerFor(variant) {
     const inflight = name === 'sequential' ? 1 : Number(m[1]);
     return { mode, name, params: { n: N, inflight }, run: (n) => addRun(n, inflight) };
   }
-  throw new Error(`unknown --variant ${variant} (process/c<N>-keep|remove, add/sequential, add/inflight<N>)`);
+  if (mode === 'schedulers' && (m = name?.match(/^n(\d+)-c(\d+)$/))) {
+    const everyMs = Number(args['every-ms'] ?? 1000);
+    const warmupS = Number(args['warmup-s'] ?? 5);
+    const durationS = Number(args['duration-s'] ?? 60);
+    return { mode, name, warmup: false, params: { schedulers: Number(m[1]), every_ms: everyMs, concurrency: Number(m[2]),
+      warmup_s: warmupS, duration_s: durationS, processor: 'async () => {}' },
+    run: () => schedulersRun(Number(m[1]), Number(m[2]), everyMs, warmupS, durationS) };
+  }
+  if (mode === 'limiter' && (m = name?.match(/^max(\d+)-c(\d+)$/))) {
+    const windows = Number(args.windows ?? 10);
+    return { mode, name, warmup: false, params: { max: Number(m[1]), duration_ms: 1000, windows, concurrency: Number(m[2]),
+      retention: 'keep', processor: 'async () => {}' }, run: () => limiterRun(Number(m[1]), Number(m[2]), windows) };
+  }
+  throw new Error(`unknown --variant ${variant} (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
+    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>)');
 }
 
 const runner = runnerFor(VARIANT);
 try {
-  if (WARMUP_N > 0) await runner.run(WARMUP_N);
+  if (WARMUP_N > 0 && runner.warmup !== false) await runner.run(WARMUP_N);
   const run = await runner.run(N);
   const summary = Object.fromEntries(Object.entries(run).map(([k, v]) => [k, { median: v, min: v, max: v,
     spread_pct: 0 }]));
@@ -159,7 +352,7 @@ try {
     runtime: `node ${process.version}`, client: `ioredis ${require('ioredis/package.json').version}`,
     redis_version: infoField(serverInfo, 'redis_version'), host: { cpus: os.cpus().length },
     date: new Date().toISOString(), mode: runner.mode, variant: runner.name, params: runner.params, runs: 1,
-    summary, per_run: [run],
+    summary, per_run: [run], ...(lastCmdstats ? { cmdstats_last_run: lastCmdstats } : {}),
   });
   process.stdout.write(line + '\n');
   if (args.out) fs.appendFileSync(args.out, line + '\n');

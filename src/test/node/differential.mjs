@@ -52,6 +52,12 @@ async function behave(behaviours, job, queue) {
   if (b.pauseQueue) {
     await queue.pause();
   }
+  if (b.rateLimitMs !== undefined && (b.rateLimitWhileStartedBelow === undefined
+    || job.attemptsStarted < b.rateLimitWhileStartedBelow)) {
+    // the processor finds the downstream limited: the queue waits rateLimitMs, the job goes back to wait
+    await currentWorker.rateLimit(b.rateLimitMs);
+    throw Worker.RateLimitError();
+  }
   if (b.fail !== undefined && (b.failTimes === undefined || job.attemptsMade < b.failTimes)) {
     throw b.unrecoverable ? new UnrecoverableError(b.fail) : new Error(b.fail);
   }
@@ -61,6 +67,7 @@ async function behave(behaviours, job, queue) {
 // A worker of concurrency 1 until the stream holds `finals` more final outcomes than at its start, then closed.
 // With `background`, the step ends once the worker runs, and a later awaitWork step waits for it and closes it.
 let background = null;
+let currentWorker = null; // the worker of the running work step (for worker.rateLimit in a processor)
 
 async function startWorker(cmd, scenario, spec) {
   const redis = new IORedis(cmd.url);
@@ -68,6 +75,7 @@ async function startWorker(cmd, scenario, spec) {
   const start = await finalsSoFar(redis, cmd.queue);
   const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
     { ...spec.workerOpts, concurrency: 1, connection: { url: cmd.url } });
+  currentWorker = worker;
   worker.on('error', (err) => console.error('worker error:', err));
   await worker.waitUntilReady();
   return { cmd, redis, queue, worker, start, finals: spec.finals };
@@ -147,6 +155,23 @@ async function runStep(cmd) {
       return withQueue(cmd, (q) => q.retryJobs({ state: step.retryJobs.state }));
     case 'promoteJobs':
       return withQueue(cmd, (q) => q.promoteJobs());
+    case 'upsertJobScheduler':
+      return withQueue(cmd, (q) => q.upsertJobScheduler(step.upsertJobScheduler.id, step.upsertJobScheduler.repeat,
+        step.upsertJobScheduler.template));
+    case 'removeJobScheduler':
+      return withQueue(cmd, (q) => q.removeJobScheduler(step.removeJobScheduler.id));
+    case 'setGlobalRateLimit':
+      return withQueue(cmd, (q) => q.setGlobalRateLimit(step.setGlobalRateLimit.max, step.setGlobalRateLimit.duration));
+    case 'removeGlobalRateLimit':
+      return withQueue(cmd, (q) => q.removeGlobalRateLimit());
+    case 'setGlobalConcurrency':
+      return withQueue(cmd, (q) => q.setGlobalConcurrency(step.setGlobalConcurrency.concurrency));
+    case 'removeGlobalConcurrency':
+      return withQueue(cmd, (q) => q.removeGlobalConcurrency());
+    case 'rateLimit':
+      return withQueue(cmd, (q) => q.rateLimit(step.rateLimit.ms));
+    case 'removeRateLimitKey':
+      return withQueue(cmd, (q) => q.removeRateLimitKey());
     case 'work':
       return work(cmd, scenario, step.work);
     case 'awaitWork':
@@ -166,7 +191,21 @@ async function read(cmd) {
     // every state bullmq counts, 'paused' included (its default list leaves that one out)
     const counts = await queue.getJobCounts('active', 'completed', 'delayed', 'failed', 'paused', 'prioritized',
       'waiting', 'waiting-children');
-    return { counts, states };
+    // job schedulers (earliest next first) and the limits, as the API gives them
+    const schedulers = (await queue.getJobSchedulers(0, -1, true)).map((j) => ({
+      key: j.key, name: j.name, next: j.next, iterationCount: j.iterationCount ?? null, limit: j.limit ?? null,
+      startDate: j.startDate ?? null, endDate: j.endDate ?? null, tz: j.tz ?? null, pattern: j.pattern ?? null,
+      every: j.every ?? null, offset: j.offset ?? null, data: j.template?.data ?? null,
+      attempts: j.template?.opts?.attempts ?? null, priority: j.template?.opts?.priority ?? null,
+    }));
+    const limits = {
+      schedulersCount: await queue.getJobSchedulersCount(),
+      globalConcurrency: await queue.getGlobalConcurrency(),
+      globalRateLimit: await queue.getGlobalRateLimit(),
+      rateLimitTtl: (await queue.getRateLimitTtl()) > 0 ? 'positive' : 'none',
+      isMaxed: await queue.isMaxed(),
+    };
+    return { counts, states, schedulers, limits };
   });
 }
 

@@ -140,8 +140,14 @@ final class JobSchedulers {
                     + "Job Schedulers.");
         }
         JsonNode stored = Json.tree(fields.getOrDefault("opts", "{}"));
-        ObjectNode opts = stored != null && stored.isObject() ? ((ObjectNode) stored).deepCopy()
-                : Json.DEFAULT.createObjectNode();
+        ObjectNode opts = Json.DEFAULT.createObjectNode();
+        // BullMQ's worker passes the fetched job's opts, to which its Job object adds attempts 0 when the stored
+        // opts have none: the next run's stored opts then carry "attempts":0 (the differential suite's
+        // scheduler-every-iterations compares them)
+        opts.put("attempts", 0);
+        if (stored != null && stored.isObject()) {
+            opts.setAll((ObjectNode) stored.deepCopy());
+        }
         ObjectNode repeat = opts.get("repeat") instanceof ObjectNode ? (ObjectNode) opts.get("repeat")
                 : Json.DEFAULT.createObjectNode();
         repeat.remove("immediately");

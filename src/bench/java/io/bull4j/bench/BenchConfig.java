@@ -14,7 +14,7 @@ import java.util.Map;
  */
 final class BenchConfig {
     static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "cost",
-            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter");
+            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers");
     final Map<String, String> raw;
     final boolean quick;
     final String host;
@@ -63,6 +63,12 @@ final class BenchConfig {
     final int limiterMax;
     final int limiterWindows;
     final int limiterConc;
+    // schedulers mode
+    final int schedN;
+    final int schedEveryMs;
+    final int schedConc;
+    final double schedWarmupS;
+    final double schedDurationS;
 
     BenchConfig(String[] args, Map<String, String> env) {
         raw = parse(args);
@@ -111,6 +117,11 @@ final class BenchConfig {
         limiterMax = num("limiter-max", 1000);
         limiterWindows = num("limiter-windows", quick ? 3 : 10);
         limiterConc = num("limiter-conc", 50);
+        schedN = num("sched-n", quick ? 1000 : 10000);
+        schedEveryMs = num("sched-every-ms", 1000);
+        schedConc = num("sched-conc", 100);
+        schedWarmupS = dbl("sched-warmup-s", quick ? 2 : 5);
+        schedDurationS = dbl("sched-duration-s", quick ? 5 : 60);
         for (String m : modes) {
             if (!KNOWN_MODES.contains(m)) {
                 throw new IllegalArgumentException("unknown mode " + m + "; known: " + String.join(",", KNOWN_MODES));

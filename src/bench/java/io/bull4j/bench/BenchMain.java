@@ -62,6 +62,7 @@ public final class BenchMain {
                     case "scale-depth" -> scale.depth();
                     case "idle" -> scale.idle();
                     case "limiter" -> scale.limiter();
+                    case "schedulers" -> scale.schedulers();
                     default -> throw new IllegalArgumentException("unknown mode " + mode); // BenchConfig checked
                 }
             }

@@ -6,10 +6,14 @@ import io.bull4j.BulkJob;
 import io.bull4j.Bull4jConnection;
 import io.bull4j.Job;
 import io.bull4j.JobOptions;
+import io.bull4j.JobScheduler;
 import io.bull4j.JobState;
+import io.bull4j.JobTemplate;
 import io.bull4j.KeepJobs;
 import io.bull4j.Queue;
 import io.bull4j.QueueOptions;
+import io.bull4j.RateLimitException;
+import io.bull4j.RepeatOptions;
 import io.bull4j.UnrecoverableException;
 import io.bull4j.Worker;
 import io.bull4j.WorkerOptions;
@@ -96,6 +100,46 @@ final class DifferentialJavaSide {
                     q.promoteJobs();
                 }
             }
+            case "upsertJobScheduler" -> {
+                try (Queue q = queue(queueName)) {
+                    q.upsertJobScheduler(step.get("id").asText(), repeat(step.get("repeat")), template(step.get("template")));
+                }
+            }
+            case "removeJobScheduler" -> {
+                try (Queue q = queue(queueName)) {
+                    q.removeJobScheduler(step.get("id").asText());
+                }
+            }
+            case "setGlobalRateLimit" -> {
+                try (Queue q = queue(queueName)) {
+                    q.setGlobalRateLimit(step.get("max").asInt(), Duration.ofMillis(step.get("duration").asLong()));
+                }
+            }
+            case "removeGlobalRateLimit" -> {
+                try (Queue q = queue(queueName)) {
+                    q.removeGlobalRateLimit();
+                }
+            }
+            case "setGlobalConcurrency" -> {
+                try (Queue q = queue(queueName)) {
+                    q.setGlobalConcurrency(step.get("concurrency").asInt());
+                }
+            }
+            case "removeGlobalConcurrency" -> {
+                try (Queue q = queue(queueName)) {
+                    q.removeGlobalConcurrency();
+                }
+            }
+            case "rateLimit" -> {
+                try (Queue q = queue(queueName)) {
+                    q.rateLimit(Duration.ofMillis(step.get("ms").asLong()));
+                }
+            }
+            case "removeRateLimitKey" -> {
+                try (Queue q = queue(queueName)) {
+                    q.removeRateLimitKey();
+                }
+            }
             case "work" -> {
                 Running w = startWorker(s, queueName, step);
                 if (step.path("background").asBoolean()) {
@@ -137,8 +181,43 @@ final class DifferentialJavaSide {
                 Job job = q.getJob(id);
                 out.put("state " + id, job == null ? "unknown" : job.getState().wireName());
             }
+            for (JobScheduler j : q.getJobSchedulers(0, -1, true)) {
+                out.put("scheduler " + j.id(), schedulerJson(j));
+            }
+            out.put("schedulersCount", Long.toString(q.getJobSchedulersCount()));
+            out.put("globalConcurrency", String.valueOf(q.getGlobalConcurrency()));
+            io.bull4j.RateLimit limit = q.getGlobalRateLimit();
+            out.put("globalRateLimit", limit == null ? "null"
+                    : "{max=" + limit.max() + ", duration=" + limit.duration().toMillis() + "}");
+            out.put("rateLimitTtl", q.getRateLimitTtl() > 0 ? "positive" : "none");
+            out.put("isMaxed", Boolean.toString(q.isMaxed()));
         }
         return out;
+    }
+
+    /**
+     * A scheduler as {@code differential.mjs} writes bullmq's: every field getJobSchedulers gives, the template's
+     * data, and of its options the attempts and priority; absent fields null. Times stay raw here (the test
+     * normalizes {@code next} and {@code offset} as the snapshot does).
+     */
+    static String schedulerJson(JobScheduler j) {
+        com.fasterxml.jackson.databind.node.ObjectNode n = InteropKit.JSON.createObjectNode();
+        n.put("key", j.id());
+        n.put("name", j.name());
+        n.put("next", j.next() == null ? null : j.next().toEpochMilli());
+        n.put("iterationCount", j.iterationCount());
+        n.put("limit", j.limit());
+        n.put("startDate", j.startDate() == null ? null : j.startDate().toEpochMilli());
+        n.put("endDate", j.endDate() == null ? null : j.endDate().toEpochMilli());
+        n.put("tz", j.tz());
+        n.put("pattern", j.pattern());
+        n.put("every", j.every() == null ? null : j.every().toMillis());
+        n.put("offset", j.offset() == null ? null : j.offset().toMillis());
+        n.set("data", j.templateData());
+        JobOptions o = j.templateOptions();
+        n.put("attempts", o == null || o.attempts() == 0 ? null : o.attempts());
+        n.put("priority", o == null || o.priority() == 0 ? null : o.priority());
+        return n.toString();
     }
 
     private Queue queue(String name) {
@@ -169,11 +248,15 @@ final class DifferentialJavaSide {
                 case "name" -> opts.name(e.getValue().asText());
                 case "removeOnComplete" -> opts.removeOnComplete(keep(e.getValue()));
                 case "removeOnFail" -> opts.removeOnFail(keep(e.getValue()));
+                case "limiter" -> opts.limiter(e.getValue().get("max").asInt(),
+                        Duration.ofMillis(e.getValue().get("duration").asLong()));
                 default -> throw new IllegalArgumentException("the Java driver does not know worker option " + e.getKey());
             }
         }
         Queue q = queue(queueName);
-        Worker w = new Worker(queueName, job -> behave(s, job, q), opts.build());
+        Worker[] self = new Worker[1];
+        Worker w = new Worker(queueName, job -> behave(s, job, q, self[0]), opts.build());
+        self[0] = w;
         return new Running(s.name(), q, w, events, start, finals);
     }
 
@@ -211,7 +294,7 @@ final class DifferentialJavaSide {
                 .count();
     }
 
-    private static Object behave(DifferentialScenario s, Job job, Queue queue) throws Exception {
+    private static Object behave(DifferentialScenario s, Job job, Queue queue, Worker worker) throws Exception {
         JsonNode b = s.behaviour(job.name());
         if (b.has("holdMs")) {
             // why sleep: the attempt itself is slow, so that delayed jobs fall due meanwhile; no outcome is awaited
@@ -225,6 +308,12 @@ final class DifferentialJavaSide {
         }
         if (b.path("pauseQueue").asBoolean()) {
             queue.pause();
+        }
+        if (b.has("rateLimitMs") && (!b.has("rateLimitWhileStartedBelow")
+                || job.attemptsStarted() < b.get("rateLimitWhileStartedBelow").asInt())) {
+            // the processor finds the downstream limited: the queue waits, the job goes back to wait
+            worker.rateLimit(Duration.ofMillis(b.get("rateLimitMs").asLong()));
+            throw new RateLimitException();
         }
         if (b.has("fail") && (!b.has("failTimes") || job.attemptsMade() < b.get("failTimes").asInt())) {
             String message = b.get("fail").asText();
@@ -263,6 +352,37 @@ final class DifferentialJavaSide {
             }
         }
         return b.build();
+    }
+
+    /** A scenario's repeat options ({@code every} and {@code offset} in ms, dates in epoch ms) as bull4j's. */
+    static RepeatOptions repeat(JsonNode r) {
+        RepeatOptions.Builder b = RepeatOptions.builder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = r.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode v = e.getValue();
+            switch (e.getKey()) {
+                case "every" -> b.every(Duration.ofMillis(v.asLong()));
+                case "pattern" -> b.cron(v.asText());
+                case "tz" -> b.tz(java.time.ZoneId.of(v.asText()));
+                case "startDate" -> b.startDate(Instant.ofEpochMilli(v.asLong()));
+                case "endDate" -> b.endDate(Instant.ofEpochMilli(v.asLong()));
+                case "limit" -> b.limit(v.asInt());
+                case "immediately" -> b.immediately(v.asBoolean());
+                case "offset" -> b.offset(Duration.ofMillis(v.asLong()));
+                default -> throw new IllegalArgumentException("the Java driver does not know repeat option " + e.getKey());
+            }
+        }
+        return b.build();
+    }
+
+    /** A scenario's job template {@code {name, data, opts}} as bull4j's; null when absent. */
+    static JobTemplate template(JsonNode t) {
+        if (t == null || t.isNull()) {
+            return null;
+        }
+        String name = t.has("name") ? t.get("name").asText() : null;
+        JsonNode data = t.get("data");
+        return t.has("opts") ? JobTemplate.of(name, data, options(t.get("opts"))) : JobTemplate.of(name, data);
     }
 
     private static io.bull4j.Deduplication deduplication(JsonNode v) {

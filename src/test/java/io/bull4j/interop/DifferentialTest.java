@@ -89,9 +89,9 @@ class DifferentialTest {
 
     @TestFactory
     Stream<DynamicContainer> scenarios() {
-        // -Ddifferential.only=<part of a name> runs the matching scenarios alone (when working on one)
-        String only = System.getProperty("differential.only", "");
-        return DifferentialScenario.loadAll().stream().filter(s -> s.name().contains(only))
+        // -Ddifferential.only=<part of a name>[,<part>...] runs the matching scenarios alone (when working on some)
+        List<String> only = List.of(System.getProperty("differential.only", "").split(","));
+        return DifferentialScenario.loadAll().stream().filter(s -> only.stream().anyMatch(s.name()::contains))
                 .map(s -> DynamicContainer.dynamicContainer(s.name(), Stream.of(
                         DynamicTest.dynamicTest("bullmq alone x" + CONTROL_RUNS + " (control)", () -> control(s)),
                         DynamicTest.dynamicTest("bull4j's API reads the control's state as bullmq's does",
@@ -151,11 +151,17 @@ class DifferentialTest {
                 runOnNode(s, i);
             }
         }
-        TreeMap<String, String> snapshot = RedisSnapshot.take(bytes.sync(), start, System.currentTimeMillis());
-        // after the snapshot: opening a Queue may write the queue's meta
-        List<String> ids = jobIds(snapshot);
-        readOnNode(ids).forEach((k, v) -> snapshot.put(BULLMQ_READS + k, v));
-        java.read(QUEUE, ids).forEach((k, v) -> snapshot.put(BULL4J_READS + k, v));
+        RedisSnapshot taken = RedisSnapshot.taken(bytes.sync(), start, System.currentTimeMillis());
+        TreeMap<String, String> snapshot = taken.state();
+        // after the snapshot: opening a Queue may write the queue's meta. The reads ask for the ids as stored and
+        // are written as the snapshot writes them (a scheduler run's time by its label)
+        Map<String, String> ids = new TreeMap<>();
+        jobIds(snapshot).forEach(id -> ids.put(taken.rawId(id), id));
+        List<String> raw = List.copyOf(ids.keySet());
+        readOnNode(raw).forEach((k, v) -> snapshot.put(BULLMQ_READS + normalizedRead(k, v, ids, taken),
+                normalizedValue(k, v, taken)));
+        java.read(QUEUE, raw).forEach((k, v) -> snapshot.put(BULL4J_READS + normalizedRead(k, v, ids, taken),
+                normalizedValue(k, v, taken)));
         if (worker == Side.JAVA) {
             java.finishBackground();
         } else {
@@ -166,6 +172,35 @@ class DifferentialTest {
             }
         }
         return snapshot;
+    }
+
+    /** The name of a read: a job's state under the job's id as the snapshot writes it. */
+    private static String normalizedRead(String key, String value, Map<String, String> ids, RedisSnapshot taken) {
+        if (key.startsWith("state ")) {
+            String id = key.substring("state ".length());
+            return "state " + ids.getOrDefault(id, id);
+        }
+        return key;
+    }
+
+    /** A scheduler as read: its next time and offset written as the snapshot writes them. */
+    private static String normalizedValue(String key, String value, RedisSnapshot taken) {
+        if (!key.startsWith("scheduler ")) {
+            return value;
+        }
+        try {
+            ObjectNode n = (ObjectNode) InteropKit.JSON.readTree(value);
+            String id = n.path("key").asText();
+            if (n.hasNonNull("next")) {
+                n.put("next", taken.schedulerTime(id, n.get("next").asLong()));
+            }
+            if (n.hasNonNull("offset") && n.hasNonNull("every")) {
+                n.put("offset", taken.schedulerOffset(id, n.get("offset").asLong(), n.get("every").asLong()));
+            }
+            return n.toString();
+        } catch (java.io.IOException e) {
+            return "not JSON: " + value;
+        }
     }
 
     /** Waits (bounded) until the events stream holds the event {@code {event, jobId}}: a point in the run. */
@@ -204,6 +239,7 @@ class DifferentialTest {
         return snapshot.keySet().stream()
                 .filter(p -> p.startsWith(prefix) && p.endsWith(" name"))
                 .map(p -> p.substring(prefix.length(), p.length() - " name".length()))
+                .filter(id -> !snapshot.containsKey(prefix + id + " ic")) // a job scheduler's definition
                 .toList();
     }
 
@@ -221,6 +257,18 @@ class DifferentialTest {
         read.get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
         out.put("counts", counts.toString());
         read.get("states").fields().forEachRemaining(e -> out.put("state " + e.getKey(), e.getValue().asText()));
+        for (JsonNode sc : read.get("schedulers")) {
+            out.put("scheduler " + sc.get("key").asText(), sc.toString());
+        }
+        JsonNode limits = read.get("limits");
+        out.put("schedulersCount", limits.get("schedulersCount").asText());
+        out.put("globalConcurrency", limits.get("globalConcurrency").isNull() ? "null"
+                : limits.get("globalConcurrency").asText());
+        JsonNode rl = limits.get("globalRateLimit");
+        out.put("globalRateLimit", rl.isNull() ? "null"
+                : "{max=" + rl.get("max").asText() + ", duration=" + rl.get("duration").asText() + "}");
+        out.put("rateLimitTtl", limits.get("rateLimitTtl").asText());
+        out.put("isMaxed", limits.get("isMaxed").asText());
         return out;
     }
 

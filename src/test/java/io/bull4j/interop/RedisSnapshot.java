@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The whole state of one Redis database, normalized so that two runs of a scenario compare equal when they left
@@ -46,6 +48,18 @@ import java.util.TreeSet;
  *       timing even with bullmq alone, and bull4j's markers differ by design (docs/compatibility.md). Waking on
  *       markers is tested by InteropDataDelayTest.</li>
  *   <li>Stream entry ids are dropped; entries keep their order, fields theirs.</li>
+ *   <li>Job scheduler runs ({@code repeat:<id>:<millis>}, issue 10): a run's time inside the window is
+ *       written relative to the earliest run of the same scheduler that the snapshot holds, {@code <t:id>},
+ *       {@code <t:id+60000>}, wherever the id appears (key names, members, stream fields, {@code opts.jobId}).
+ *       So the gap between runs, which the schedule decides, stays compared; only where the first run fell in
+ *       wall-clock time is not. Numbers that must equal a run's time are shown by that label only when they do:
+ *       the {@code repeat} ZSET's score of a scheduler, the {@code delayed} score and the {@code delayed}
+ *       event of a run, its {@code opts.prevMillis}. A run's {@code delay} (hash field and {@code opts.delay})
+ *       shows as {@code <due-timestamp>} only when it equals its due time minus its {@code timestamp}, and an
+ *       every scheduler's {@code offset} (hash field, {@code opts.repeat.offset}) as {@code <t:id mod every>}
+ *       only when it equals its runs' time modulo {@code every}. Any other value stays literal (or
+ *       {@code <t>}), so a run due at the wrong time, or a wrong delay, still differs. Times outside the
+ *       window (a cron run next year) stay literal: a time zone's arithmetic is then compared exactly.</li>
  * </ul>
  * Bytes that are not UTF-8 print as {@code \xNN}, so a stored {@code ?} never equals a stored U+FFFD.
  */
@@ -59,6 +73,18 @@ final class RedisSnapshot {
     private final long windowStart;
     private final long windowEnd;
     private final TreeMap<String, String> out = new TreeMap<>();
+    /** Each job scheduler's run times (inside the window) seen anywhere in the database, for the labels. */
+    private final TreeMap<String, TreeSet<Long>> runs = new TreeMap<>();
+    /** Normalized job id to the id as stored, for the API reads that follow the snapshot. */
+    private final TreeMap<String, String> rawIds = new TreeMap<>();
+    /** The scheduler run whose key is being read, or null: its own time and delay get their labels. */
+    private Run context;
+
+    /** A scheduler run: the scheduler's id and the run's time. */
+    private record Run(String scheduler, long millis) {
+    }
+
+    private static final Pattern RUN_ID = Pattern.compile("repeat:(.+?):(\\d{10,})(?!\\d)");
 
     private RedisSnapshot(RedisCommands<byte[], byte[]> redis, long windowStart, long windowEnd) {
         this.redis = redis;
@@ -71,11 +97,114 @@ final class RedisSnapshot {
      * after {@code runEndMillis} (delays not yet due) count as wall-clock.
      */
     static TreeMap<String, String> take(RedisCommands<byte[], byte[]> redis, long runStartMillis, long runEndMillis) {
+        return taken(redis, runStartMillis, runEndMillis).out;
+    }
+
+    /** As {@link #take}, keeping the normalizer for what is read through the APIs afterwards. */
+    static RedisSnapshot taken(RedisCommands<byte[], byte[]> redis, long runStartMillis, long runEndMillis) {
         RedisSnapshot s = new RedisSnapshot(redis, runStartMillis - 60_000, runEndMillis + 86_400_000);
-        for (byte[] key : s.keys()) {
+        List<byte[]> keys = s.keys();
+        for (byte[] key : keys) {
+            s.collectRuns(key);
+        }
+        for (byte[] key : keys) {
             s.read(key);
         }
-        return s.out;
+        return s;
+    }
+
+    /** The normalized state. */
+    TreeMap<String, String> state() {
+        return out;
+    }
+
+    /** The id as stored of a job id as the snapshot shows it. */
+    String rawId(String normalizedId) {
+        return rawIds.getOrDefault(normalizedId, normalizedId);
+    }
+
+    /** A scheduler's time as the snapshot labels it (for API reads of {@code next}). */
+    String schedulerTime(String scheduler, long millis) {
+        TreeSet<Long> times = runs.get(scheduler);
+        if (times != null && times.contains(millis)) {
+            return label(scheduler, millis);
+        }
+        return time(Long.toString(millis));
+    }
+
+    /** A scheduler's offset as the snapshot labels it. */
+    String schedulerOffset(String scheduler, long offset, long every) {
+        TreeSet<Long> times = runs.get(scheduler);
+        if (every > 0 && times != null && !times.isEmpty() && Math.floorMod(times.first(), every) == offset) {
+            return "<t:" + scheduler + " mod every>";
+        }
+        return Long.toString(offset);
+    }
+
+    /** Every scheduler run named in a key's name, members or stream fields. */
+    private void collectRuns(byte[] keyBytes) {
+        String key = text(keyBytes);
+        noteRuns(key);
+        switch (redis.type(keyBytes)) {
+            case "list" -> redis.lrange(keyBytes, 0, -1).forEach(v -> noteRuns(text(v)));
+            case "zset" -> redis.zrange(keyBytes, 0, -1).forEach(v -> noteRuns(text(v)));
+            case "set" -> redis.smembers(keyBytes).forEach(v -> noteRuns(text(v)));
+            case "stream" -> redis.xrange(keyBytes, Range.create("-", "+"))
+                    .forEach(m -> m.getBody().values().forEach(v -> noteRuns(text(v))));
+            default -> {
+            }
+        }
+    }
+
+    private void noteRuns(String text) {
+        Matcher m = RUN_ID.matcher(text);
+        while (m.find()) {
+            long millis = Long.parseLong(m.group(2));
+            if (isTime(millis)) {
+                runs.computeIfAbsent(m.group(1), k -> new TreeSet<>()).add(millis);
+            }
+        }
+    }
+
+    private String label(String scheduler, long millis) {
+        long delta = millis - runs.get(scheduler).first();
+        return delta == 0 ? "<t:" + scheduler + ">" : "<t:" + scheduler + "+" + delta + ">";
+    }
+
+    /** A text with each scheduler run id in it written with its label. */
+    private String ids(String text) {
+        if (runs.isEmpty() || !text.contains("repeat:")) {
+            return text;
+        }
+        Matcher m = RUN_ID.matcher(text);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) {
+            long millis = Long.parseLong(m.group(2));
+            String replacement = runs.containsKey(m.group(1)) && runs.get(m.group(1)).contains(millis)
+                    ? "repeat:" + m.group(1) + ":" + label(m.group(1), millis) : m.group();
+            m.appendReplacement(sb, Matcher.quoteReplacement(replacement));
+        }
+        m.appendTail(sb);
+        String normalized = sb.toString();
+        rawIds.putIfAbsent(normalized, text);
+        return normalized;
+    }
+
+    /**
+     * The scheduler run an id names, or null. A run due outside the window (next year) keeps its literal time but
+     * is still a run: its delay is compared against its due time too.
+     */
+    private Run runOf(String id) {
+        Matcher m = RUN_ID.matcher(id);
+        if (m.matches()) {
+            return new Run(m.group(1), Long.parseLong(m.group(2)));
+        }
+        return null;
+    }
+
+    /** Whether a run's time is one the snapshot labels (inside the window). */
+    private boolean labelled(Run run) {
+        return runs.containsKey(run.scheduler()) && runs.get(run.scheduler()).contains(run.millis());
     }
 
     /** The differences of two snapshots by path, each naming both values; empty when equal. */
@@ -107,33 +236,46 @@ final class RedisSnapshot {
     }
 
     private void read(byte[] keyBytes) {
-        String key = text(keyBytes);
-        if (key.endsWith(":marker")) {
+        String rawKey = text(keyBytes);
+        if (rawKey.endsWith(":marker")) {
             return; // see the class comment
         }
+        String key = ids(rawKey);
+        // a job hash of a scheduler run (bull:<queue>:repeat:<id>:<millis>): its own time gets its label
+        int queueEnd = rawKey.indexOf(':', rawKey.indexOf(':') + 1);
+        context = queueEnd > 0 ? runOf(rawKey.substring(queueEnd + 1)) : null;
         String type = redis.type(keyBytes);
         if (redis.pttl(keyBytes) > 0) {
             out.put(key + " (expires)", "yes");
         }
         switch (type) {
             case "string" -> out.put(key, "string " + (key.endsWith(":lock") ? "<token>" : time(text(redis.get(keyBytes)))));
-            case "hash" -> redis.hgetall(keyBytes).forEach((f, v) -> {
-                String field = text(f);
-                out.put(key + " " + field, hashField(key, field, text(v)));
-            });
+            case "hash" -> {
+                Map<String, String> fields = new TreeMap<>();
+                redis.hgetall(keyBytes).forEach((f, v) -> fields.put(text(f), text(v)));
+                fields.forEach((field, v) -> out.put(key + " " + field, hashField(rawKey, field, v, fields)));
+            }
             case "list" -> {
                 List<String> items = new ArrayList<>();
                 for (byte[] v : redis.lrange(keyBytes, 0, -1)) {
-                    items.add(text(v));
+                    items.add(ids(text(v)));
                 }
                 out.put(key, "list " + items);
             }
             case "zset" -> {
                 List<String> items = new ArrayList<>();
                 boolean delayed = key.endsWith(":delayed");
+                boolean schedulers = key.endsWith(":repeat");
                 for (ScoredValue<byte[]> v : redis.zrangeWithScores(keyBytes, 0, -1)) {
-                    items.add(text(v.getValue()) + "@" + score(v.getScore(), delayed));
+                    String member = text(v.getValue());
+                    if (schedulers && runs.containsKey(member) && runs.get(member).contains((long) v.getScore())) {
+                        items.add(member + "@" + label(member, (long) v.getScore()));
+                        continue;
+                    }
+                    context = runOf(member);
+                    items.add(ids(member) + "@" + score(v.getScore(), delayed));
                 }
+                context = null;
                 if (key.endsWith(":completed") || key.endsWith(":failed")) {
                     // scored by finish time: jobs finished in one millisecond tie and sort by id
                     Collections.sort(items);
@@ -145,7 +287,7 @@ final class RedisSnapshot {
             case "set" -> {
                 List<String> items = new ArrayList<>();
                 for (byte[] v : redis.smembers(keyBytes)) {
-                    items.add(text(v));
+                    items.add(ids(text(v)));
                 }
                 Collections.sort(items);
                 out.put(key, "set " + items);
@@ -162,32 +304,114 @@ final class RedisSnapshot {
         for (StreamMessage<byte[], byte[]> m : entries) {
             StringBuilder line = new StringBuilder();
             String event = null;
+            context = null;
+            for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
+                if (text(f.getKey()).equals("jobId")) {
+                    context = runOf(text(f.getValue()));
+                }
+            }
             for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
                 String field = text(f.getKey());
-                String value = text(f.getValue());
+                String value = ids(text(f.getValue()));
                 if (field.equals("event")) {
                     event = value;
                 }
                 boolean json = field.equals("returnvalue") || field.equals("data");
                 line.append(line.length() == 0 ? "" : " ").append(field).append('=')
-                        .append(json ? json(value, false) : time(value));
+                        .append(json ? json(value, false) : runTime(value));
             }
             counts.merge(String.valueOf(event), 1, Integer::sum);
             out.put(String.format("%s #%03d", key, n++), line.toString());
         }
+        context = null;
         counts.forEach((event, count) -> out.put(key + " count " + event, String.valueOf(count)));
     }
 
-    private String hashField(String key, String field, String value) {
+    private String hashField(String key, String field, String value, Map<String, String> fields) {
         if (key.endsWith(":meta")) {
             return field.equals("version") ? value.replaceFirst("^[^:]+:.*$", "<library>") : value;
         }
+        String scheduler = schedulerOfHash(key);
+        if (scheduler != null && field.equals("offset") && fields.containsKey("every")) {
+            try {
+                return schedulerOffset(scheduler, Long.parseLong(value), Long.parseLong(fields.get("every")));
+            } catch (NumberFormatException e) {
+                return value;
+            }
+        }
+        if (context != null && field.equals("delay")) {
+            return delay(value, fields.get("timestamp"));
+        }
         return switch (field) {
             case "data", "returnvalue", "progress" -> json(value, false);
-            case "opts" -> json(value, true);
+            case "opts" -> context != null ? runOpts(value, fields.get("timestamp")) : json(value, true);
             case "stacktrace" -> "stack traces: " + stackCount(value);
-            default -> time(value);
+            default -> time(ids(value));
         };
+    }
+
+    /** The scheduler id of a definition hash {@code bull:<queue>:repeat:<id>} whose runs are known, or null. */
+    private String schedulerOf(String key) {
+        int queueEnd = key.indexOf(':', key.indexOf(':') + 1);
+        String rest = queueEnd > 0 ? key.substring(queueEnd + 1) : "";
+        if (rest.startsWith("repeat:")) {
+            String id = rest.substring("repeat:".length());
+            return runs.containsKey(id) ? id : null;
+        }
+        return null;
+    }
+
+    private String schedulerOfHash(String key) {
+        return context == null ? schedulerOf(key) : null;
+    }
+
+    /** A run's delay: its due time minus its timestamp when it is that, else literal. */
+    private String delay(String value, String timestamp) {
+        try {
+            long d = Long.parseLong(value);
+            if (timestamp != null && d > 0 && d == context.millis() - Long.parseLong(timestamp)) {
+                return "<due-timestamp>";
+            }
+        } catch (NumberFormatException e) {
+            // not a number: literal
+        }
+        return value;
+    }
+
+    /**
+     * A scheduler run's opts: compared as JSON (keys sorted) with its own time, delay, timestamp, offset and id
+     * written as the rest of the snapshot writes them.
+     */
+    private String runOpts(String text, String timestamp) {
+        try {
+            JsonNode n = EXACT.readTree(text);
+            if (!(n instanceof com.fasterxml.jackson.databind.node.ObjectNode o)) {
+                return json(text, true);
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode copy = o.deepCopy();
+            if (copy.has("jobId")) {
+                copy.put("jobId", ids(copy.get("jobId").asText()));
+            }
+            if (copy.has("delay")) {
+                copy.put("delay", delay(copy.get("delay").asText(), timestamp));
+            }
+            if (copy.has("timestamp")) {
+                copy.put("timestamp", time(copy.get("timestamp").asText()));
+            }
+            if (copy.has("prevMillis")) {
+                copy.put("prevMillis", runTime(copy.get("prevMillis").asText()));
+            }
+            if (copy.get("repeat") instanceof com.fasterxml.jackson.databind.node.ObjectNode r && r.has("offset")
+                    && r.has("every") && labelled(context)) {
+                r.put("offset", schedulerOffset(context.scheduler(), r.get("offset").asLong(),
+                        r.get("every").asLong()));
+            }
+            StringBuilder sb = new StringBuilder();
+            write(copy, true, sb);
+            return sb.toString();
+        } catch (JsonProcessingException e) {
+            return "not JSON: " + text;
+        }
     }
 
     private static String stackCount(String value) {
@@ -209,6 +433,18 @@ final class RedisSnapshot {
         }
     }
 
+    /** As {@link #time}, but a value equal to the current scheduler run's time shows that run's label. */
+    private String runTime(String value) {
+        try {
+            if (context != null && labelled(context) && Double.parseDouble(value) == context.millis()) {
+                return label(context.scheduler(), context.millis());
+            }
+        } catch (NumberFormatException e) {
+            // not a number
+        }
+        return time(value);
+    }
+
     private boolean isTime(double millis) {
         return millis >= windowStart && millis <= windowEnd;
     }
@@ -216,7 +452,9 @@ final class RedisSnapshot {
     private String score(double score, boolean delayed) {
         if (delayed && isTime(Math.floor(score / DELAY_SHIFT))) {
             long time = (long) Math.floor(score / DELAY_SHIFT);
-            return "<t>*4096+" + (long) (score - (double) time * DELAY_SHIFT);
+            String t = context != null && labelled(context) && time == context.millis()
+                    ? label(context.scheduler(), time) : "<t>";
+            return t + "*4096+" + (long) (score - (double) time * DELAY_SHIFT);
         }
         if (isTime(score)) {
             return "<t>";

@@ -91,6 +91,51 @@ class RedisSnapshotTest {
         assertFalse(first.keySet().stream().anyMatch(k -> k.contains("marker")));
     }
 
+    @Test
+    void schedulerRunsAreRelativeToTheirSchedulerAndTheirGapsAndDelaysStayCompared() {
+        TreeMap<String, String> first = runs(now + 1234, 60000, 500);
+        redis.flushall();
+        TreeMap<String, String> later = runs(now + 7777, 60000, 500);
+        assertEquals(first, later, "the same schedule, started at another moment");
+        assertEquals("zset [tick@<t:tick+60000>]", first.get("bull:q:repeat"));
+        assertEquals("<due-timestamp>", first.get("bull:q:repeat:tick:<t:tick+60000> delay"));
+        assertEquals("zset [repeat:tick:<t:tick+60000>@<t:tick+60000>*4096+0]", first.get("bull:q:delayed"));
+        assertEquals("<t:tick mod every>", first.get("bull:q:repeat:tick offset"));
+        redis.flushall();
+        TreeMap<String, String> wrongGap = runs(now + 1234, 59999, 500);
+        assertNotEquals(first.keySet(), wrongGap.keySet(), "a run at another gap has another label");
+        redis.flushall();
+        TreeMap<String, String> wrongDelay = runs(now + 1234, 60000, 499);
+        assertEquals("<due-timestamp>", first.get("bull:q:repeat:tick:<t:tick+60000> delay"));
+        assertNotEquals(first.get("bull:q:repeat:tick:<t:tick+60000> delay"),
+                wrongDelay.get("bull:q:repeat:tick:<t:tick+60000> delay"), "a delay that is not due - timestamp");
+        redis.flushall();
+        hset("bull:q:repeat:far:1893456000000", "name", "far");
+        assertEquals("far", take().get("bull:q:repeat:far:1893456000000 name"), "a run outside the window is literal");
+    }
+
+    /**
+     * A scheduler {@code tick} with a completed run at {@code t0} and the next one, delayed, at {@code t0 + gap},
+     * added {@code late} ms before it is due less 500 (so a delay of {@code gap - 500 + (late - 500)}).
+     */
+    private TreeMap<String, String> runs(long t0, long gap, long late) {
+        long next = t0 + gap;
+        long timestamp = t0 + 500;
+        String done = "repeat:tick:" + t0;
+        String pending = "repeat:tick:" + next;
+        hset("bull:q:" + done, "name", "tick");
+        hset("bull:q:" + done, "timestamp", String.valueOf(t0));
+        hset("bull:q:" + pending, "name", "tick");
+        hset("bull:q:" + pending, "timestamp", String.valueOf(timestamp));
+        hset("bull:q:" + pending, "delay", String.valueOf(next - timestamp + (late - 500)));
+        hset("bull:q:repeat:tick", "every", "60000");
+        hset("bull:q:repeat:tick", "offset", String.valueOf(Math.floorMod(t0, 60000L)));
+        redis.zadd(b("bull:q:repeat"), (double) next, b("tick"));
+        redis.zadd(b("bull:q:delayed"), (double) next * 4096, b(pending));
+        redis.zadd(b("bull:q:completed"), (double) t0, b(done));
+        return take();
+    }
+
     private TreeMap<String, String> take() {
         return RedisSnapshot.take(redis, now, System.currentTimeMillis());
     }

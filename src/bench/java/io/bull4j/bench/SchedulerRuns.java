@@ -1,0 +1,145 @@
+package io.bull4j.bench;
+
+import io.bull4j.Bull4jConnection;
+import io.bull4j.JobTemplate;
+import io.bull4j.Queue;
+import io.bull4j.RepeatOptions;
+import io.bull4j.Worker;
+import io.bull4j.WorkerOptions;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Job schedulers at scale (issue 10), the same run as {@code src/bench/node/driver.mjs --variant schedulers/...}:
+ * {@code n} schedulers {@code every} ms, created at an even pace over one interval (so that their iterations fall
+ * evenly over each interval, on both sides alike), processed by one worker at {@code concurrency} with an empty
+ * processor. After {@code warmup} seconds of running, a window of {@code duration} seconds is measured: every
+ * iteration whose processor starts inside it counts, with its lateness (processor entry, wall clock ms, minus the
+ * due time that its id {@code repeat:<id>:<millis>} carries), and the CPU of the JVM and Redis over the window.
+ */
+final class SchedulerRuns {
+    /** Upserts in flight while the schedulers are created (a pool of threads, each paced by due time). */
+    private static final int CREATE_THREADS = 8;
+
+    private final Bench b;
+
+    SchedulerRuns(Bench b) {
+        this.b = b;
+    }
+
+    Run run(int n, long everyMs, int concurrency, double warmupS, double durationS) throws Exception {
+        b.admin.flush();
+        String name = "bench-schedulers";
+        int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) (n * 1000.0 / everyMs * durationS * 1.2) + 1000);
+        long[] late = new long[capacity];
+        AtomicInteger count = new AtomicInteger();
+        // the measured window, in wall-clock ms; processor entries outside it are not recorded
+        AtomicLong from = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong until = new AtomicLong(Long.MAX_VALUE);
+        try (Bull4jConnection qc = b.connect(); Bull4jConnection wc = b.connect(); Queue queue = b.queue(name, qc)) {
+            Worker worker = new Worker(name, job -> {
+                long now = System.currentTimeMillis();
+                if (now >= from.get() && now < until.get()) {
+                    String id = job.id();
+                    long due = Long.parseLong(id.substring(id.lastIndexOf(':') + 1));
+                    int i = count.getAndIncrement();
+                    if (i < late.length) {
+                        late[i] = now - due;
+                    }
+                }
+                return null;
+            }, WorkerOptions.builder().connection(wc).concurrency(concurrency).build());
+            try {
+                double createS = create(queue, n, everyMs);
+                long t0 = System.currentTimeMillis();
+                long start = t0 + Math.round(warmupS * 1000);
+                Sleep.ms(Math.max(0, start - System.currentTimeMillis()));
+                Map<String, Long> threadsBefore = Cpu.threadTicks();
+                Measure.Snapshot m = b.measure.begin();
+                long begun = System.currentTimeMillis();
+                long end = begun + Math.round(durationS * 1000);
+                until.set(end);
+                from.set(begun);
+                Sleep.ms(Math.max(0, end - System.currentTimeMillis()));
+                int iterations = Math.min(count.get(), late.length);
+                Run cost = b.measure.end(m, Math.max(1, iterations), System.nanoTime());
+                Map<String, Long> threadsAfter = Cpu.threadTicks();
+                StringBuilder busiest = new StringBuilder();
+                threadsAfter.entrySet().stream()
+                        .map(e -> Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                        .filter(e -> e.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .limit(10).forEach(e -> busiest.append(' ').append(e.getKey()).append('=')
+                                .append(Math.round(e.getValue() * 10.0 / Math.max(1, iterations) * 1000))
+                                .append("us"));
+                Log.log("JVM CPU by thread per iteration:" + busiest);
+                return result(n, everyMs, concurrency, durationS, createS, late, iterations, cost, queue);
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    private Run result(int n, long everyMs, int concurrency, double durationS, double createS, long[] late,
+                       int iterations, Run cost, Queue queue) {
+        double[] lateMs = Arrays.stream(late, 0, iterations).mapToDouble(v -> v).toArray();
+        Run r = new Run().put("schedulers", n).put("every_ms", everyMs).put("concurrency", concurrency)
+                .put("create_s", createS).put("jobs", iterations);
+        double offered = n * 1000.0 / everyMs;
+        r.put("offered_per_s", offered);
+        r.put("jobs_per_s", iterations / cost.get("wall_s"));
+        r.put("sustained_fraction", iterations / cost.get("wall_s") / offered);
+        Map<String, Double> dist = Stats.dist(lateMs, "late");
+        r.putAll(dist);
+        r.put("late_over_10ms_pct", 100.0 * Arrays.stream(lateMs).filter(v -> v > 10).count() / Math.max(1, iterations));
+        r.putAll(cost);
+        r.put("waiting_at_end", queue.getJobCounts(io.bull4j.JobState.WAITING).get(io.bull4j.JobState.WAITING));
+        return r;
+    }
+
+    /**
+     * Upserts scheduler {@code i} at {@code t0 + i * every / n}, so that the first iterations (an every scheduler
+     * runs at once when created) and with them all later ones fall evenly over the interval. Returns the seconds
+     * the creation took (more than one interval when the upserts cannot keep that pace).
+     */
+    private static double create(Queue queue, int n, long everyMs) throws Exception {
+        RepeatOptions every = RepeatOptions.builder().every(Duration.ofMillis(everyMs)).build();
+        JobTemplate template = JobTemplate.of("bench", Map.of());
+        long t0 = System.nanoTime() + 20_000_000L;
+        ExecutorService pool = Executors.newFixedThreadPool(CREATE_THREADS);
+        try {
+            Future<?>[] fs = new Future<?>[CREATE_THREADS];
+            for (int k = 0; k < CREATE_THREADS; k++) {
+                int lane = k;
+                fs[k] = pool.submit(() -> {
+                    for (int i = lane; i < n; i += CREATE_THREADS) {
+                        long due = t0 + (long) (i * (everyMs * 1e6 / n));
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                        queue.upsertJobScheduler("s" + i, every, template);
+                    }
+                    return null;
+                });
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        double s = (System.nanoTime() - t0) / 1e9;
+        Log.log(String.format("created %d schedulers every %d ms in %.2f s", n, everyMs, s));
+        return s;
+    }
+}
