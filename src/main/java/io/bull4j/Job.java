@@ -524,6 +524,99 @@ public final class Job {
         return new JobFinishWaiter(ctx, this).await(events, timeout);
     }
 
+    // ---- flows (see FlowProducer) ----
+
+    /** {@return the parent's job key {@code prefix:queue:id}, or null for a job without parent} */
+    public String parentKey() {
+        return fields.get("parentKey");
+    }
+
+    /** {@return the parent of this job in a flow, or null for a job without parent} */
+    public ParentRef parent() {
+        String json = fields.get("parent");
+        if (json != null) {
+            try {
+                JsonNode n = Json.tree(json);
+                if (n != null && n.hasNonNull("id") && n.hasNonNull("queueKey")) {
+                    return ParentRef.of(n.get("id").asText(), n.get("queueKey").asText());
+                }
+            } catch (RuntimeException e) {
+                // fall back on parentKey below
+            }
+        }
+        String key = parentKey();
+        int first = key == null ? -1 : key.indexOf(':');
+        int second = first < 0 ? -1 : key.indexOf(':', first + 1);
+        return second < 0 ? null : ParentRef.of(key.substring(second + 1), key.substring(0, second));
+    }
+
+    /**
+     * The return values of this job's completed children, by child key ({@code prefix:queue:id}), read as plain
+     * Java values (maps, lists, strings, numbers) like {@link #data()}.
+     *
+     * @return the values, empty when no child completed
+     * @throws JobException (reason {@code BAD_DATA}) when a stored value is not JSON
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, Object> getChildrenValues() {
+        return FlowReader.childrenValues(ctx, id, ctx.mapper.constructType(Object.class));
+    }
+
+    /**
+     * The return values of this job's completed children, by child key, read as {@code type} through the Jackson
+     * mapper, as {@link #returnValue(Class)} does.
+     *
+     * @param type the class to read each value as
+     * @param <T> the type of the values
+     * @return the values, empty when no child completed
+     * @throws JobException (reason {@code BAD_DATA}, naming the child) when a value cannot be read as {@code type}
+     * @throws RedisException when Redis fails
+     */
+    public <T> Map<String, T> getChildrenValues(Class<T> type) {
+        return FlowReader.childrenValues(ctx, id, ctx.mapper.constructType(type));
+    }
+
+    /**
+     * The failed reasons of children whose failure was ignored (ignoreDependencyOnFailure) or let this job go on
+     * (continueParentOnFailure), by child key.
+     *
+     * @return the reasons, empty when there are none
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, String> getIgnoredChildrenFailures() {
+        return FlowReader.ignoredFailures(ctx, id);
+    }
+
+    /**
+     * The same as {@link #getIgnoredChildrenFailures()}, under BullMQ's older name.
+     *
+     * @return the reasons, empty when there are none
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, String> getFailedChildrenValues() {
+        return getIgnoredChildrenFailures();
+    }
+
+    /**
+     * This job's children by outcome: completed (with values), pending, ignored failures, failures.
+     *
+     * @return the children
+     * @throws RedisException when Redis fails
+     */
+    public JobDependencies getDependencies() {
+        return FlowReader.dependencies(ctx, id, -1);
+    }
+
+    /**
+     * How many children this job has of each kind.
+     *
+     * @return the counts
+     * @throws RedisException when Redis fails
+     */
+    public JobDependencies.Counts getDependenciesCount() {
+        return FlowReader.counts(ctx, id);
+    }
+
     @Override
     public String toString() {
         return "Job{queue=" + ctx.name() + ", id=" + id + ", name=" + name() + "}";

@@ -47,6 +47,8 @@ public final class JobOptions {
     private final Integer keepLogs;
     private final Integer sizeLimit;
     private final Deduplication deduplication;
+    /** BullMQ's stored flag of the one child-failure policy set: fpof, cpof, idof or rdof; null for none. */
+    private final String parentPolicy;
 
     private JobOptions(Builder b) {
         jobId = b.jobId;
@@ -62,6 +64,7 @@ public final class JobOptions {
         keepLogs = b.keepLogs;
         sizeLimit = b.sizeLimit;
         deduplication = b.deduplication;
+        parentPolicy = b.parentPolicy;
     }
 
     /** {@return a builder with no option set} */
@@ -85,6 +88,7 @@ public final class JobOptions {
         b.keepLogs = keepLogs;
         b.sizeLimit = sizeLimit;
         b.deduplication = deduplication;
+        b.parentPolicy = parentPolicy;
         return b;
     }
 
@@ -109,6 +113,7 @@ public final class JobOptions {
         if (b.keepLogs == null) b.keepLogs = defaults.keepLogs;
         if (b.sizeLimit == null) b.sizeLimit = defaults.sizeLimit;
         if (b.deduplication == null) b.deduplication = defaults.deduplication;
+        if (b.parentPolicy == null) b.parentPolicy = defaults.parentPolicy;
         return b.build();
     }
 
@@ -144,6 +149,17 @@ public final class JobOptions {
     public Integer sizeLimit() { return sizeLimit; }
     /** {@return the deduplication options, or null when the job is not deduplicated} */
     public Deduplication deduplication() { return deduplication; }
+    /** {@return true when this job, as a child of a flow, fails its parent when it fails for good} */
+    public boolean failParentOnFailure() { return "fpof".equals(parentPolicy); }
+    /** {@return true when this job, as a child, lets its parent run at once when it fails for good} */
+    public boolean continueParentOnFailure() { return "cpof".equals(parentPolicy); }
+    /** {@return true when this job's final failure is recorded in its parent as ignored, and the parent goes on} */
+    public boolean ignoreDependencyOnFailure() { return "idof".equals(parentPolicy); }
+    /** {@return true when this job's final failure just removes it from its parent's pending children} */
+    public boolean removeDependencyOnFailure() { return "rdof".equals(parentPolicy); }
+
+    /** The stored flag of the child-failure policy (fpof, cpof, idof, rdof), or null. */
+    String parentPolicy() { return parentPolicy; }
 
     @Override
     public boolean equals(Object o) {
@@ -154,13 +170,14 @@ public final class JobOptions {
                 && Objects.equals(backoff, x.backoff) && Objects.equals(removeOnComplete, x.removeOnComplete)
                 && Objects.equals(removeOnFail, x.removeOnFail) && Objects.equals(timestamp, x.timestamp)
                 && Objects.equals(stackTraceLimit, x.stackTraceLimit) && Objects.equals(keepLogs, x.keepLogs)
-                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication);
+                && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication)
+                && Objects.equals(parentPolicy, x.parentPolicy);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(jobId, delay, priority, lifo, attempts, backoff, removeOnComplete, removeOnFail, timestamp,
-                stackTraceLimit, keepLogs, sizeLimit, deduplication);
+                stackTraceLimit, keepLogs, sizeLimit, deduplication, parentPolicy);
     }
 
     @Override
@@ -169,7 +186,8 @@ public final class JobOptions {
                 + ", attempts=" + attempts + ", backoff=" + backoff + ", removeOnComplete=" + removeOnComplete
                 + ", removeOnFail=" + removeOnFail + ", timestamp=" + timestamp + ", stackTraceLimit="
                 + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit
-                + (deduplication != null ? ", deduplication=" + deduplication : "") + "}";
+                + (deduplication != null ? ", deduplication=" + deduplication : "")
+                + (parentPolicy != null ? ", onFailure=" + parentPolicy : "") + "}";
     }
 
     /**
@@ -191,6 +209,7 @@ public final class JobOptions {
         private Integer keepLogs;
         private Integer sizeLimit;
         private Deduplication deduplication;
+        private String parentPolicy;
 
         private Builder() {
         }
@@ -389,6 +408,78 @@ public final class JobOptions {
             return this;
         }
 
+        /**
+         * For a child of a flow: when this job fails for good, its parent fails too (it is moved to wait with a
+         * deferred failure that the next worker records), and so on up while the parents have this option.
+         * At most one of the four child-failure options may be set.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder failParentOnFailure(boolean on) {
+            return policy("failParentOnFailure", "fpof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, its parent runs at once, even with other children
+         * pending; the failure is listed in {@link Job#getFailedChildrenValues()}. At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder continueParentOnFailure(boolean on) {
+            return policy("continueParentOnFailure", "cpof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, the parent no longer waits for it and records the
+         * failure (see {@link Job#getIgnoredChildrenFailures()}); the parent runs once its other children are done.
+         * At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder ignoreDependencyOnFailure(boolean on) {
+            return policy("ignoreDependencyOnFailure", "idof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, the parent no longer waits for it, and keeps no
+         * trace of it. At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder removeDependencyOnFailure(boolean on) {
+            return policy("removeDependencyOnFailure", "rdof", on);
+        }
+
+        private Builder policy(String field, String flag, boolean on) {
+            if (!on) {
+                if (flag.equals(parentPolicy)) {
+                    parentPolicy = null;
+                }
+                return this;
+            }
+            if (parentPolicy != null && !parentPolicy.equals(flag)) {
+                throw new ValidationException(field, "cannot be combined with " + policyName(parentPolicy)
+                        + ": at most one of failParentOnFailure, continueParentOnFailure, ignoreDependencyOnFailure "
+                        + "and removeDependencyOnFailure may be set");
+            }
+            parentPolicy = flag;
+            return this;
+        }
+
+        /** Sets the policy from its stored flag (reading options back); unknown flags are ignored. */
+        Builder parentPolicyUnchecked(String flag) {
+            parentPolicy = flag;
+            return this;
+        }
+
         /** {@return the options} */
         public JobOptions build() {
             return new JobOptions(this);
@@ -399,6 +490,15 @@ public final class JobOptions {
      * BullMQ's rules for custom ids, so that both sides accept the same ids. Beyond them, "0:" (a legacy delay
      * marker that scripts skip in the wait list) is refused.
      */
+    private static String policyName(String flag) {
+        switch (flag) {
+            case "fpof": return "failParentOnFailure";
+            case "cpof": return "continueParentOnFailure";
+            case "idof": return "ignoreDependencyOnFailure";
+            default: return "removeDependencyOnFailure";
+        }
+    }
+
     /** Refuses a due time past {@link #MAX_DUE_MS}, naming {@code field}. */
     static void checkDue(long startMs, Duration delay, String field) {
         ValidationException.check(delay.toMillis() <= MAX_DUE_MS - startMs, field, "of " + delay.toMillis()

@@ -253,7 +253,20 @@ final class JobRunner {
         MoveToFinished.Request r = finishRequest(job, true, json, keep(job.opts().removeOnComplete(),
                 opts.removeOnComplete()));
         r.nextToken = fetchNext() ? nextToken : null;
-        FetchedJob next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
+        FetchedJob next;
+        try {
+            next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
+        } catch (JobException e) {
+            // a parent of a flow may not complete with children pending (an attempt that failed, as in BullMQ) or
+            // after a child failed it (failParentOnFailure: no retry)
+            if (e.reason() == JobException.Reason.PENDING_CHILDREN) {
+                return fail(job, e, nextToken);
+            }
+            if (e.reason() == JobException.Reason.FAILED_CHILDREN) {
+                return fail(job, new UnrecoverableException(e.getMessage()), nextToken);
+            }
+            throw e;
+        }
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
         bus.emit(l -> l.onCompleted(done, result));
         return r.nextToken != null ? next : null; // null: no next job was asked for
