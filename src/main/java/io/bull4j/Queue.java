@@ -363,6 +363,23 @@ public final class Queue implements AutoCloseable {
         return admin.jobs(QueueAdmin.checkStates(states), 0, -1, false);
     }
 
+    /**
+     * The parents of flows waiting for their children, oldest first (BullMQ's {@code getWaitingChildren}); see
+     * {@link #getJobs(Set, long, long, boolean)}.
+     *
+     * @param start the first position
+     * @param end the last position ({@code -1} for the last)
+     * @return the jobs
+     */
+    public List<Job> getWaitingChildren(long start, long end) {
+        return getJobs(Set.of(JobState.WAITING_CHILDREN), start, end, true);
+    }
+
+    /** {@return how many parents of flows wait for their children} */
+    public long getWaitingChildrenCount() {
+        return getJobCounts(JobState.WAITING_CHILDREN).get(JobState.WAITING_CHILDREN);
+    }
+
     // ---- job schedulers ----
 
     /**
