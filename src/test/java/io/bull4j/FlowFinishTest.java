@@ -185,7 +185,7 @@ class FlowFinishTest {
         assertEquals(Map.of(jobKey(q, "B"), "broken"), saw.get("ignored"));
         assertEquals(new JobDependencies.Counts(0, 1, 1, 0), saw.get("counts"));
         // completing with a pending child is refused (-4), as in BullMQ: the attempt fails
-        assertEquals("Job P has pending dependencies. moveToCompleted", hash(q, "P").get("failedReason"));
+        assertEquals("Job P has pending dependencies. moveToFinished", hash(q, "P").get("failedReason"));
     }
 
     @Test
