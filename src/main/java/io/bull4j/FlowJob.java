@@ -26,6 +26,7 @@ public final class FlowJob {
     private final Object data;
     private final JobOptions options;
     private final List<FlowJob> children;
+    private final ParentRef parent;
 
     private FlowJob(Builder b) {
         this.name = b.name;
@@ -34,6 +35,7 @@ public final class FlowJob {
         this.data = b.data;
         this.options = b.options;
         this.children = Collections.unmodifiableList(new ArrayList<>(b.children));
+        this.parent = b.parent;
     }
 
     /**
@@ -78,11 +80,16 @@ public final class FlowJob {
         return children;
     }
 
+    /** {@return the existing job this flow's root becomes a child of, or null} */
+    public ParentRef parent() {
+        return parent;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof FlowJob)) return false;
         FlowJob x = (FlowJob) o;
-        return name.equals(x.name) && queueName.equals(x.queueName) && Objects.equals(prefix, x.prefix)
+        return Objects.equals(parent, x.parent) && name.equals(x.name) && queueName.equals(x.queueName) && Objects.equals(prefix, x.prefix)
                 && Objects.equals(data, x.data) && options.equals(x.options) && children.equals(x.children);
     }
 
@@ -105,6 +112,7 @@ public final class FlowJob {
         private Object data;
         private JobOptions options = JobOptions.DEFAULTS;
         private final List<FlowJob> children = new ArrayList<>();
+        private ParentRef parent;
 
         private Builder(String name, String queueName) {
             ValidationException.check(name != null, "name", "must not be null");
@@ -177,6 +185,19 @@ public final class FlowJob {
         public Builder children(List<FlowJob> children) {
             ValidationException.check(children != null, "children", "must not be null");
             children.forEach(this::child);
+            return this;
+        }
+
+        /**
+         * Makes this node, the root of the flow added, a child of an existing job (BullMQ's {@code opts.parent}): the
+         * parent waits for it too. This is how a running parent adds children in the step pattern (see
+         * {@link Job#moveToWaitingChildren()}). Refused on a node used as a child of another node.
+         *
+         * @param parent the existing parent; its job must exist when the flow is added
+         * @return this builder
+         */
+        public Builder parent(ParentRef parent) {
+            this.parent = parent;
             return this;
         }
 

@@ -35,6 +35,7 @@ final class FlowPlan {
     void addRoot(FlowJob root) {
         Deque<Planned> queue = new ArrayDeque<>();
         queue.add(plan(root, null));
+        checkNoParentBelow(root);
         while (!queue.isEmpty()) {
             Planned p = queue.poll();
             nodes.add(p);
@@ -69,6 +70,11 @@ final class FlowPlan {
             parentKey = parent.ctx.keys.job(parent.id);
             parentJson = FlowProducer.parentField(parent.id, parent.ctx.keys.qualifiedName(),
                     o.parentPolicy());
+        } else if (f.parent() != null) {
+            ParentRef ref = f.parent();
+            optsJson = OptionsCodec.writeChild(o, ref.id(), ref.queue());
+            parentKey = ref.key();
+            parentJson = FlowProducer.parentField(ref.id(), ref.queue(), o.parentPolicy());
         } else {
             optsJson = OptionsCodec.write(o);
         }
@@ -86,6 +92,14 @@ final class FlowPlan {
             p.fields.put("parent", parentJson);
         }
         return p;
+    }
+
+    private static void checkNoParentBelow(FlowJob node) {
+        for (FlowJob c : node.children()) {
+            ValidationException.check(c.parent() == null, "parent", "only the root of a flow may name an existing "
+                    + "parent (node \"" + c.name() + "\" of queue " + c.queueName() + " is a child in the flow)");
+            checkNoParentBelow(c);
+        }
     }
 
     /** On Cluster, every key the script touches must be in the slot of its first key. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.script.ChangeDelay;
 import io.bull4j.internal.script.ChangePriority;
+import io.bull4j.internal.script.FlowSteps;
 import io.bull4j.internal.script.JobData;
 import io.bull4j.internal.script.Locks;
 import io.bull4j.internal.script.MoveToDelayed;
@@ -525,6 +526,68 @@ public final class Job {
     }
 
     // ---- flows (see FlowProducer) ----
+
+    /** {@return the job's queue as {@code prefix:name}, what a {@link ParentRef} to this job names} */
+    public String queueQualifiedName() {
+        return ctx.keys.qualifiedName();
+    }
+
+    /**
+     * The step pattern of flows: while this job (being processed, with its {@link #token()}) has children pending,
+     * it leaves active for {@code waiting-children}, and this method throws {@link WaitingChildrenException}, which
+     * the processor must let propagate; the job runs again once its children are done. When no child is pending it
+     * returns false and the job carries on.
+     *
+     * <pre>{@code
+     * Worker worker = new Worker("orders", job -> {
+     *     if (job.getDependenciesCount().processed() == 0) {
+     *         flows.add(FlowJob.builder("charge", "payments").data(job.data())
+     *                 .parent(ParentRef.of(job.id(), job.queueQualifiedName())).build());
+     *         job.moveToWaitingChildren();   // throws WaitingChildrenException
+     *     }
+     *     return job.getChildrenValues();
+     * });
+     * }</pre>
+     *
+     * @return false when nothing is pending (the job stays active)
+     * @throws WaitingChildrenException when the job was moved; let it propagate
+     * @throws ValidationException when the job is not held by this worker (no token)
+     * @throws JobException when the lock is lost (reasons LOCK_*), or a child with failParentOnFailure failed it
+     *         (reason FAILED_CHILDREN)
+     */
+    public boolean moveToWaitingChildren() {
+        return moveToWaitingChildren(null);
+    }
+
+    /**
+     * As {@link #moveToWaitingChildren()}, waiting only while the one child named is pending.
+     *
+     * @param childKey the child's job key {@code prefix:queue:id}, or null for any child
+     * @return false when that child is not pending (the job stays active)
+     * @throws WaitingChildrenException when the job was moved; let it propagate
+     * @throws ValidationException when the job is not held by this worker (no token)
+     * @throws JobException when the lock is lost, or a child failed it (reason FAILED_CHILDREN)
+     */
+    public boolean moveToWaitingChildren(String childKey) {
+        ValidationException.check(token != null, "token", "only the worker processing the job can move it");
+        if (ctx.await(FlowSteps.moveToWaitingChildren(ctx.scripts(), ctx.keys, id, token, ctx.now(), childKey),
+                "moveToWaitingChildren")) {
+            throw new WaitingChildrenException();
+        }
+        return false;
+    }
+
+    /**
+     * Unlinks this job from its parent: the parent no longer waits for it (and runs when it was the last pending
+     * child). BullMQ's {@code removeChildDependency}.
+     *
+     * @return true when unlinked, false when this job was not pending for its parent
+     * @throws JobException when this job (JOB_NOT_FOUND) or its parent does not exist
+     * @throws RedisException when Redis fails
+     */
+    public boolean removeChildDependency() {
+        return ctx.await(FlowSteps.removeChildDependency(ctx.scripts(), ctx.keys, id), "removeChildDependency");
+    }
 
     /** {@return the parent's job key {@code prefix:queue:id}, or null for a job without parent} */
     public String parentKey() {

@@ -277,8 +277,8 @@ final class JobRunner {
      * job in the same call as a completion does (as BullMQ's moveToFailed with fetchNext).
      */
     private FetchedJob fail(Job job, Throwable error, String nextToken) {
-        if (error instanceof DelayedException) {
-            return null; // the processor moved its job to delayed itself
+        if (error instanceof DelayedException || error instanceof WaitingChildrenException) {
+            return null; // the processor moved its job to delayed or waiting-children itself
         }
         if (error instanceof RateLimitException) {
             // back to wait, no attempt spent; this worker asks again once the limiter's window ends
