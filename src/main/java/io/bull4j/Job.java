@@ -360,12 +360,26 @@ public final class Job {
 
     /**
      * Removes the job from whatever state holds it, with its logs and other sub-keys, and emits {@code removed}.
+     * A flow parent's children (in any queue) are removed too, as in BullMQ; a child is unlinked from its parent.
      *
-     * @return false, and nothing changes, when a worker holds the job's lock or the job is the pending run of a
-     *     job scheduler; also false when the job no longer exists
+     * @return false, and nothing changes, when a worker holds the job's lock (or a pending child's) or the job is
+     *     the pending run of a job scheduler; also false when the job no longer exists
      */
     public boolean remove() {
-        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, id), "remove");
+        return remove(true);
+    }
+
+    /**
+     * Removes this job, as {@link #remove()}, choosing whether a flow parent's children go too (BullMQ's
+     * {@code removeChildren}). A child is always unlinked from its parent, which is released when it was the
+     * last pending child.
+     *
+     * @param removeChildren true to remove the children (in any queue) too; refused when a pending one is locked
+     * @return whether the job was removed
+     * @throws RedisException when Redis fails
+     */
+    public boolean remove(boolean removeChildren) {
+        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, id, removeChildren), "remove");
     }
 
     /** Runs a failed job again: {@link #retry(JobState) retry(JobState.FAILED)}. */

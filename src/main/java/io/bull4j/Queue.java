@@ -474,15 +474,28 @@ public final class Queue implements AutoCloseable {
     /**
      * Removes a job, whatever its state, with its logs and other keys, and emits {@code removed}. Returns false,
      * changing nothing, when a worker holds the job's lock, when the job is the pending run of a job scheduler,
-     * or when there is no such job. Unlike BullMQ it does not remove the job's children.
+     * or when there is no such job. As in BullMQ, a flow parent's children (in any queue) are removed too (refused
+     * when a pending one is locked), and a child is unlinked from its parent, which is released when it was the
+     * last pending child.
      *
      * @param jobId the job's id
      * @return whether the job was removed
      */
     public boolean remove(String jobId) {
+        return remove(jobId, true);
+    }
+
+    /**
+     * Removes a job as {@link #remove(String)}, choosing whether a flow parent's children go too.
+     *
+     * @param jobId the job's id
+     * @param removeChildren true to remove the children too (BullMQ's default), false to leave them
+     * @return whether the job was removed
+     */
+    public boolean remove(String jobId, boolean removeChildren) {
         checkOpen();
         ValidationException.check(jobId != null && !jobId.isEmpty(), "jobId", "must not be empty");
-        return admin.remove(jobId);
+        return admin.remove(jobId, removeChildren);
     }
 
     /**
