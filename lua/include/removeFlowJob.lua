@@ -67,3 +67,29 @@ local function removeFlowJob(base, jobId, withChildren)
   end
   return false
 end
+
+-- A pending child and its pending children, removed unless locked or failed (BullMQ's removeUnprocessedChildren:
+-- processed children stay). The parent it leaves is released when it was the last pending child.
+local function removePendingTree(base, jobId)
+  local jobKey = base .. jobId
+  if redis.call("EXISTS", jobKey .. ":lock") == 1 or redis.call("ZSCORE", base .. "failed", jobId) then
+    return
+  end
+  local f = redis.call("HMGET", jobKey, "parentKey", "parent")
+  local p = parentOf(f[1], f[2])
+  if p then
+    childGone(p, jobKey)
+  end
+  for _, child in ipairs(redis.call("SMEMBERS", jobKey .. ":dependencies")) do
+    local childBase, childId = splitJobKey(child)
+    if childBase then
+      removePendingTree(childBase, childId)
+    end
+  end
+  local prev = removeFromAnyState(base, jobId)
+  dropDedupKey(base, jobId)
+  if deleteJobKeys(jobKey) > 0 then
+    redis.call("XADD", base .. "events", "MAXLEN", "~", maxEvents(base .. "meta"), "*", "event", "removed",
+      "jobId", jobId, "prev", prev)
+  end
+end

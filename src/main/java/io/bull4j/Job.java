@@ -603,6 +603,17 @@ public final class Job {
         return ctx.await(FlowSteps.removeChildDependency(ctx.scripts(), ctx.keys, id), "removeChildDependency");
     }
 
+    /**
+     * Removes this parent's children that have not been processed: the pending ones and, down the tree, their
+     * pending children, in any queue, except those a worker holds (and failed ones). Completed children and their
+     * values stay. BullMQ's {@code removeUnprocessedChildren}; the parent is released when no child is pending.
+     *
+     * @throws RedisException when Redis fails
+     */
+    public void removeUnprocessedChildren() {
+        ctx.await(FlowSteps.removeUnprocessedChildren(ctx.scripts(), ctx.keys, id), "removeUnprocessedChildren");
+    }
+
     /** {@return the parent's job key {@code prefix:queue:id}, or null for a job without parent} */
     public String parentKey() {
         return fields.get("parentKey");

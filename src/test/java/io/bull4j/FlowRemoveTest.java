@@ -88,4 +88,36 @@ class FlowRemoveTest {
             assertEquals(Map.of(), redis().hgetall(key(q, "P") + ":processed"));
         }
     }
+
+    @Test
+    void removeUnprocessedChildrenKeepsProcessedAndLockedOnes() throws Exception {
+        String qp = queueName("ruc-p");
+        String qc = queueName("ruc-c");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue parents = new Queue(qp, queueOptions())) {
+            flows.add(FlowJob.builder("p", qp).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("done", qc).options(JobOptions.builder().jobId("D").build()).build())
+                    .build());
+            Worker w = new Worker(qc, job -> "ok", workerOptions().build());
+            try {
+                eventually(java.time.Duration.ofSeconds(20),
+                        () -> redis().zscore(key(qc, "completed"), "D") != null, "D completed");
+            } finally {
+                w.close();
+            }
+            // P was released when D completed: put it back under new children, as the step pattern does
+            flows.add(FlowJob.builder("a", qc).options(JobOptions.builder().jobId("A").build())
+                    .child(FlowJob.builder("g", qc).options(JobOptions.builder().jobId("G").build()).build())
+                    .parent(ParentRef.of("P", "bull:" + qp)).build());
+            flows.add(FlowJob.builder("held", qc).options(JobOptions.builder().jobId("H").build())
+                    .parent(ParentRef.of("P", "bull:" + qp)).build());
+            redis().set("bull:" + qc + ":H:lock", "someone:1");
+            parents.getJob("P").removeUnprocessedChildren();
+            assertEquals(0, redis().exists("bull:" + qc + ":A", "bull:" + qc + ":G"), "pending children removed");
+            assertEquals(1, redis().exists("bull:" + qc + ":H"), "the locked child stays");
+            assertEquals(1, redis().exists("bull:" + qc + ":D"), "the processed child stays");
+            assertEquals(Set.of("bull:" + qc + ":H"), redis().smembers(key(qp, "P") + ":dependencies"));
+            assertEquals(Map.of("bull:" + qc + ":D", "\"ok\""), redis().hgetall(key(qp, "P") + ":processed"));
+        }
+    }
 }

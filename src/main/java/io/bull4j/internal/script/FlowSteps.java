@@ -7,11 +7,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A parent's own flow transitions: parking an active parent until its children are done
- * (lua/moveToWaitingChildren.lua), and unlinking a child from its parent (lua/removeChildDependency.lua).
+ * (lua/moveToWaitingChildren.lua), unlinking a child from its parent (lua/removeChildDependency.lua), and
+ * removing a parent's unprocessed children (lua/removeUnprocessedChildren.lua).
  */
 public final class FlowSteps {
     static final LuaScript MOVE_TO_WAITING_CHILDREN = LuaScript.load("moveToWaitingChildren");
     static final LuaScript REMOVE_CHILD_DEPENDENCY = LuaScript.load("removeChildDependency");
+    static final LuaScript REMOVE_UNPROCESSED_CHILDREN = LuaScript.load("removeUnprocessedChildren");
 
     private FlowSteps() {
     }
@@ -44,5 +46,11 @@ public final class FlowSteps {
                     ScriptErrors.check(code, k.name(), jobId, "removeChildDependency");
                     return code == 0L;
                 });
+    }
+
+    /** Removes the parent's pending children (and theirs) that no worker holds. */
+    public static CompletableFuture<Void> removeUnprocessedChildren(ScriptRunner runner, QueueKeys k, String jobId) {
+        return runner.<Long>run(REMOVE_UNPROCESSED_CHILDREN, ScriptOutputType.INTEGER, new String[] {k.meta()},
+                k.base(), jobId).thenAccept(code -> { });
     }
 }
