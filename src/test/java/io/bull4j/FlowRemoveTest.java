@@ -120,4 +120,22 @@ class FlowRemoveTest {
             assertEquals(Map.of("bull:" + qc + ":D", "\"ok\""), redis().hgetall(key(qp, "P") + ":processed"));
         }
     }
+
+    @Test
+    void drainingAChildQueueReleasesAParentInAnotherQueue() {
+        String qp = queueName("drain-p");
+        String qc = queueName("drain-c");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue children = new Queue(qc, queueOptions())) {
+            flows.add(FlowJob.builder("p", qp).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("a", qc).options(JobOptions.builder().jobId("A").build()).build())
+                    .child(FlowJob.builder("b", qc).options(JobOptions.builder().jobId("B").build()).build())
+                    .build());
+            children.drain(false);
+            assertEquals(0, redis().exists("bull:" + qc + ":A", "bull:" + qc + ":B"));
+            assertNull(redis().zscore(key(qp, "waiting-children"), "P"));
+            assertEquals(List.of("P"), redis().lrange(key(qp, "wait"), 0, -1),
+                    "released as BullMQ's drain does (no event), not left waiting for deleted children");
+        }
+    }
 }
