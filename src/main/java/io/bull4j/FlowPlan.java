@@ -18,8 +18,11 @@ final class FlowPlan {
     final FlowProducer producer;
     final List<Planned> nodes = new ArrayList<>();
 
-    FlowPlan(FlowProducer producer) {
+    final Map<String, JobOptions> queueDefaults;
+
+    FlowPlan(FlowProducer producer, Map<String, JobOptions> queueDefaults) {
         this.producer = producer;
+        this.queueDefaults = queueDefaults;
     }
 
     static final class Planned {
@@ -52,7 +55,8 @@ final class FlowPlan {
         p.flow = f;
         p.parent = parent;
         p.ctx = producer.context(f.prefix(), f.queueName());
-        JobOptions o = f.options();
+        JobOptions defaults = queueDefaults.get(f.queueName());
+        JobOptions o = defaults == null ? f.options() : f.options().withDefaults(defaults);
         p.id = o.jobId() != null ? o.jobId() : UUID.randomUUID().toString();
         String data = Json.write(p.ctx.mapper, f.data() == null ? Map.of() : f.data(), "data");
         if (o.sizeLimit() != null) {

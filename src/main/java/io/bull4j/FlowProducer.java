@@ -66,8 +66,24 @@ public final class FlowProducer implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public JobNode add(FlowJob flow) {
+        return add(flow, Map.of());
+    }
+
+    /**
+     * Adds one flow, atomically, with default options per queue (BullMQ's {@code queuesOptions}): a node's
+     * options that are not set are taken from its queue's entry.
+     *
+     * @param flow the root node
+     * @param queueDefaults default job options by queue name; queues not listed have none
+     * @return the tree as stored (ids filled in)
+     * @throws ValidationException on bad input, before anything is written
+     * @throws JobException when a node's job already exists under another parent; nothing is written
+     * @throws RedisException when Redis fails
+     */
+    public JobNode add(FlowJob flow, Map<String, JobOptions> queueDefaults) {
         ValidationException.check(flow != null, "flow", "must not be null");
-        return addBulk(List.of(flow)).get(0);
+        ValidationException.check(queueDefaults != null, "queueDefaults", "must not be null");
+        return add(List.of(flow), queueDefaults).get(0);
     }
 
     /**
@@ -80,12 +96,16 @@ public final class FlowProducer implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public List<JobNode> addBulk(List<FlowJob> flows) {
+        return add(flows, Map.of());
+    }
+
+    private List<JobNode> add(List<FlowJob> flows, Map<String, JobOptions> queueDefaults) {
         checkOpen();
         ValidationException.check(flows != null && flows.stream().noneMatch(java.util.Objects::isNull), "flows", "must not be null or hold null");
         if (flows.isEmpty()) {
             return List.of();
         }
-        FlowPlan plan = new FlowPlan(this);
+        FlowPlan plan = new FlowPlan(this, queueDefaults);
         for (FlowJob f : flows) {
             plan.addRoot(f);
         }

@@ -152,4 +152,21 @@ class FlowAddTest {
             assertEquals(Set.of("L", c), Set.copyOf(redis().lrange(key(q, "wait"), 0, -1)));
         }
     }
+
+    @Test
+    void queueDefaultsFillTheOptionsANodeLeavesUnset() {
+        String qp = queueName("flow-qd-p");
+        String qc = queueName("flow-qd-c");
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("p", qp).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("c1", qc).options(JobOptions.builder().jobId("C1").build()).build())
+                    .child(FlowJob.builder("c2", qc).options(JobOptions.builder().jobId("C2").attempts(9).build())
+                            .build())
+                    .build(), Map.of(qc, JobOptions.builder().attempts(3).priority(4).build()));
+            assertEquals(3, json(hash(qc, "C1").get("opts")).get("attempts").asInt());
+            assertEquals("4", hash(qc, "C1").get("priority"));
+            assertEquals(9, json(hash(qc, "C2").get("opts")).get("attempts").asInt(), "the node's own option wins");
+            assertEquals(0, json(hash(qp, "P").get("opts")).get("attempts").asInt(), "other queues get none");
+        }
+    }
 }
