@@ -9,11 +9,16 @@
 --   queue base "P:Q:", job id, name, timestamp (ms), data (JSON), opts (JSON, re-encoded by cjson as BullMQ's are),
 --   delay (ms), priority, "1" for LIFO, parent key "P:Q:id" or "", parent JSON {id, queueKey[, flag]} or "",
 --   "1" when the node has children
--- Returns {jobId, created, ...} per node (created 0: a job with that id existed; it was linked to its new parent),
+-- A node without children may be deduplicated (deduplicate.lua; keys built from its base): another job owns the
+-- window, so the node is not stored and its parent does not wait for it.
+-- Returns {jobId, created, ...} per node (created 0: a job with that id existed and was linked to its new parent,
+-- or deduplication kept another job, whose id is returned),
 -- or {-5, n} when node n's parent does not exist, {-7, n} when node n exists with another live parent, {-21, n}
 -- when node n's key holds another type than a hash; nothing is written then.
 --@include queueState
 --@include readyJob
+--@include removeJobKeys
+--@include deduplicate
 --@include flowParent
 
 local now = tonumber(ARGV[1])
@@ -85,32 +90,49 @@ for i = 2, #ARGV, N do
     result[#result + 1] = jobId
     result[#result + 1] = 0
   else
-    redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(cjson.decode(opts)),
-      "timestamp", timestamp, "delay", delay, "priority", priority)
-    if p then
-      redis.call("HSET", jobKey, "parentKey", parentKey, "parent", parentJson)
+    local optsTable = cjson.decode(opts)
+    local de = optsTable["de"]
+    local dedupId = not hasChildren and type(de) == "table" and type(de["id"]) == "string" and de["id"]
+    local owner = false
+    if dedupId then
+      owner = deduplicate(base, {wait = base .. "wait", active = base .. "active", prioritized = base .. "prioritized",
+        pc = base .. "pc", delayed = base .. "delayed", marker = base .. "marker", meta = base .. "meta",
+        events = events}, meta.maxLen, de, jobId, name, data, optsTable, tonumber(timestamp))
     end
-    redis.call("XADD", events, "*", "event", "added", "jobId", jobId, "name", name)
-    if hasChildren then
-      redis.call("ZADD", base .. "waiting-children", timestamp, jobId)
-      redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting-children", "jobId", jobId)
-    elseif delay > 0 then
-      local runAt = tonumber(timestamp) + delay
-      redis.call("ZADD", base .. "delayed", delayedScore(base .. "delayed", runAt), jobId)
-      redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "delayed", "jobId", jobId, "delay", runAt)
-      addDelayMarker(base .. "marker", base .. "delayed")
+    if owner then
+      result[#result + 1] = owner
+      result[#result + 1] = 0
     else
-      pushReady(base .. "wait", base .. "prioritized", base .. "pc", jobId, priority, lifo)
-      if not pausedOrMaxed(meta, base .. "active") then
-        addReadyMarker(base .. "marker")
+      redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(optsTable),
+        "timestamp", timestamp, "delay", delay, "priority", priority)
+      if p then
+        redis.call("HSET", jobKey, "parentKey", parentKey, "parent", parentJson)
       end
-      redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId)
+      if dedupId then
+        redis.call("HSET", jobKey, "deid", dedupId)
+      end
+      redis.call("XADD", events, "*", "event", "added", "jobId", jobId, "name", name)
+      if hasChildren then
+        redis.call("ZADD", base .. "waiting-children", timestamp, jobId)
+        redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting-children", "jobId", jobId)
+      elseif delay > 0 then
+        local runAt = tonumber(timestamp) + delay
+        redis.call("ZADD", base .. "delayed", delayedScore(base .. "delayed", runAt), jobId)
+        redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "delayed", "jobId", jobId, "delay", runAt)
+        addDelayMarker(base .. "marker", base .. "delayed")
+      else
+        pushReady(base .. "wait", base .. "prioritized", base .. "pc", jobId, priority, lifo)
+        if not pausedOrMaxed(meta, base .. "active") then
+          addReadyMarker(base .. "marker")
+        end
+        redis.call("XADD", events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId)
+      end
+      if p then
+        redis.call("SADD", parentKey .. ":dependencies", jobKey)
+      end
+      result[#result + 1] = jobId
+      result[#result + 1] = 1
     end
-    if p then
-      redis.call("SADD", parentKey .. ":dependencies", jobKey)
-    end
-    result[#result + 1] = jobId
-    result[#result + 1] = 1
   end
 end
 

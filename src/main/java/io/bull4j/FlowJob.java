@@ -134,18 +134,14 @@ public final class FlowJob {
 
         /**
          * The job's options. The child-failure options ({@link JobOptions.Builder#failParentOnFailure(boolean)} and
-         * its three siblings) say what this job's final failure does to its parent. Deduplication is refused on
-         * flow nodes.
+         * its three siblings) say what this job's final failure does to its parent. Deduplication is allowed only
+         * on a flow of one node (no parent, no children), as in BullMQ; the add refuses it otherwise.
          *
          * @param options the options; null for none
          * @return this builder
-         * @throws ValidationException when the options ask for deduplication
          */
         public Builder options(JobOptions options) {
-            JobOptions o = options == null ? JobOptions.DEFAULTS : options;
-            ValidationException.check(o.deduplication() == null, "deduplication",
-                    "is not supported on flow nodes (bull4j refuses it; a flow's jobs are identified by their ids)");
-            this.options = o;
+            this.options = options == null ? JobOptions.DEFAULTS : options;
             return this;
         }
 

@@ -57,6 +57,12 @@ final class FlowPlan {
         p.ctx = producer.context(f.prefix(), f.queueName());
         JobOptions defaults = queueDefaults.get(f.queueName());
         JobOptions o = defaults == null ? f.options() : f.options().withDefaults(defaults);
+        if (o.deduplication() != null) {
+            // BullMQ 6.7 refuses deduplication with a parent, and on nodes with children: only a lone root may have it
+            ValidationException.check(f.children().isEmpty() && parent == null && f.parent() == null,
+                    "deduplication", "can only be used on a flow node without parent and without children (node \""
+                    + f.name() + "\" of queue " + f.queueName() + "), as in BullMQ");
+        }
         p.id = o.jobId() != null ? o.jobId() : UUID.randomUUID().toString();
         String data = Json.write(p.ctx.mapper, f.data() == null ? Map.of() : f.data(), "data");
         if (o.sizeLimit() != null) {
@@ -154,18 +160,20 @@ final class FlowPlan {
         }
     }
 
-    List<JobNode> result(List<Boolean> created) {
+    List<JobNode> result(List<String> ids, List<Boolean> created) {
         Map<Planned, Job> jobs = new LinkedHashMap<>();
         for (int i = 0; i < nodes.size(); i++) {
             Planned p = nodes.get(i);
             Map<String, String> fields = p.fields;
+            String id = ids.get(i);
             if (!created.get(i)) {
-                Map<String, String> stored = p.ctx.await(p.ctx.redis().hgetall(p.ctx.keys.job(p.id)), "addFlow");
+                // an existing job, or the one deduplication kept: read as stored
+                Map<String, String> stored = p.ctx.await(p.ctx.redis().hgetall(p.ctx.keys.job(id)), "addFlow");
                 if (stored != null && !stored.isEmpty()) {
                     fields = stored;
                 }
             }
-            jobs.put(p, new Job(p.ctx, p.id, fields, null));
+            jobs.put(p, new Job(p.ctx, id, fields, null));
         }
         List<JobNode> roots = new ArrayList<>();
         for (Planned p : nodes) {

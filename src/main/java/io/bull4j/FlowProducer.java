@@ -116,7 +116,7 @@ public final class FlowProducer implements AutoCloseable {
         if (r.refusedCode != 0) {
             throw plan.refusal(r.refusedCode, r.refusedIndex);
         }
-        return plan.result(r.created);
+        return plan.result(r.ids, r.created);
     }
 
     /**

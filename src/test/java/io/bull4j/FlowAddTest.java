@@ -131,8 +131,14 @@ class FlowAddTest {
             assertThrows(ValidationException.class, () -> JobOptions.builder().failParentOnFailure(true)
                     .ignoreDependencyOnFailure(true));
             assertThrows(ValidationException.class, () -> FlowJob.builder("p", "a:b"));
-            assertThrows(ValidationException.class, () -> FlowJob.builder("p", q)
-                    .options(JobOptions.builder().deduplication(Deduplication.builder("d").build()).build()));
+            ValidationException dedup = assertThrows(ValidationException.class, () -> flows.add(FlowJob.builder("p", q)
+                    .options(JobOptions.builder().deduplication(Deduplication.builder("d").build()).build())
+                    .child(FlowJob.builder("c", q).build()).build()));
+            assertEquals("deduplication", dedup.field());
+            assertThrows(ValidationException.class, () -> flows.add(FlowJob.builder("p", q)
+                    .child(FlowJob.builder("c", q).options(JobOptions.builder().deduplication(Deduplication.of("d"))
+                            .build()).build()).build()), "nor with a parent, as in BullMQ");
+            assertEquals(0, redis().exists(key(q, "id"), key(q, "waiting-children"), key(q, "wait")));
         }
     }
 
@@ -167,6 +173,26 @@ class FlowAddTest {
             assertEquals("4", hash(qc, "C1").get("priority"));
             assertEquals(9, json(hash(qc, "C2").get("opts")).get("attempts").asInt(), "the node's own option wins");
             assertEquals(0, json(hash(qp, "P").get("opts")).get("attempts").asInt(), "other queues get none");
+        }
+    }
+
+    @Test
+    void aLoneRootNodeMayBeDeduplicated() {
+        String q = queueName("flow-dedup");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue queue = new Queue(q, queueOptions())) {
+            Job owner = queue.add("owner", Map.of(), JobOptions.builder().deduplication(Deduplication.of("d1"))
+                    .build());
+            List<JobNode> trees = flows.addBulk(List.of(
+                    FlowJob.builder("dup", q).options(JobOptions.builder().jobId("D")
+                            .deduplication(Deduplication.of("d1")).build()).build(),
+                    FlowJob.builder("fresh", q).options(JobOptions.builder().jobId("F")
+                            .deduplication(Deduplication.of("d2")).build()).build()));
+            assertEquals(owner.id(), trees.get(0).job().id(), "the node is the job deduplication kept");
+            assertEquals(0, redis().exists(key(q, "D")));
+            assertEquals("d2", hash(q, "F").get("deid"));
+            assertEquals("F", redis().get(key(q, "de:d2")));
+            assertEquals(1, events(q, "deduplicated", owner.id()).size());
         }
     }
 }

@@ -57,11 +57,14 @@ public final class AddFlow {
      * (0-based in the list sent).
      */
     public static final class Result {
+        /** Per node: its id, or the id of the job that deduplication kept instead. */
+        public final List<String> ids;
         public final List<Boolean> created;
         public final long refusedCode;
         public final int refusedIndex;
 
-        Result(List<Boolean> created, long refusedCode, int refusedIndex) {
+        Result(List<String> ids, List<Boolean> created, long refusedCode, int refusedIndex) {
+            this.ids = ids;
             this.created = created;
             this.refusedCode = refusedCode;
             this.refusedIndex = refusedIndex;
@@ -94,13 +97,15 @@ public final class AddFlow {
         return runner.<List<Object>>run(budget, SCRIPT, ScriptOutputType.MULTI, keys, args.toArray(new String[0]))
                 .thenApply(r -> {
                     if (r.size() == 2 && r.get(0) instanceof Long && (Long) r.get(0) < 0) {
-                        return new Result(List.of(), (Long) r.get(0), (int) ((Long) r.get(1) - 1));
+                        return new Result(List.of(), List.of(), (Long) r.get(0), (int) ((Long) r.get(1) - 1));
                     }
+                    List<String> ids = new ArrayList<>(r.size() / 2);
                     List<Boolean> created = new ArrayList<>(r.size() / 2);
                     for (int i = 0; i + 1 < r.size(); i += 2) {
+                        ids.add(String.valueOf(r.get(i)));
                         created.add(((Long) r.get(i + 1)) == 1L);
                     }
-                    return new Result(created, 0, -1);
+                    return new Result(ids, created, 0, -1);
                 });
     }
 }
