@@ -67,4 +67,35 @@ class FlowCrashTest {
             assertEquals(1, events(qp, "waiting", "P").size(), "and was released once");
         }
     }
+
+    @Test
+    void childThatStalledTooOftenFailsItsParentUnderFailParentOnFailure() throws Exception {
+        String qp = queueName("stall-flow-p");
+        String qc = queueName("stall-flow-c");
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("parent", qp).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("child", qc).options(JobOptions.builder().jobId("C")
+                            .failParentOnFailure(true).build()).build())
+                    .build());
+            try (ChildJvm child = ChildJvm.start(HangingWorkerMain.class, RedisTestServer.get().bull4jUri(), qc,
+                    "2000", "1000")) {
+                child.awaitLine(l -> l.startsWith("STARTED C "), 60);
+                child.kill();
+            }
+            AtomicInteger parentRuns = new AtomicInteger();
+            Worker children = new Worker(qc, job -> "never", workerOptions().lockDuration(Duration.ofSeconds(2))
+                    .stalledInterval(Duration.ofSeconds(1)).maxStalledCount(0).build());
+            Worker parents = new Worker(qp, job -> parentRuns.incrementAndGet(), workerOptions().build());
+            try {
+                eventually(Duration.ofSeconds(30), () -> redis().zscore(key(qp, "failed"), "P") != null,
+                        "parent failed");
+            } finally {
+                children.close();
+                parents.close();
+            }
+            assertEquals(0, parentRuns.get(), "the parent's processor never ran");
+            assertEquals("job stalled more than allowable limit", hash(qc, "C").get("failedReason"));
+            assertEquals("child bull:" + qc + ":C failed", hash(qp, "P").get("failedReason"));
+        }
+    }
 }
