@@ -75,4 +75,22 @@ class FlowReadTest {
             assertEquals(List.of("R"), a.getWaitingChildren(0, -1).stream().map(Job::id).collect(Collectors.toList()));
         }
     }
+
+    @Test
+    void aNodeWithItsOwnPrefixIsStoredAndReadUnderIt() {
+        String q = queueName("read-prefix");
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("p", q).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("c", q).prefix("other").options(JobOptions.builder().jobId("C").build())
+                            .build())
+                    .build());
+            assertEquals("bull:" + q + ":P", redis().hget("other:" + q + ":C", "parentKey"));
+            assertEquals(Set.of("other:" + q + ":C"), redis().smembers(key(q, "P") + ":dependencies"));
+            JobNode root = flows.getFlow("P", q);
+            assertEquals("C", root.children().get(0).job().id());
+            assertEquals("other:" + q, root.children().get(0).job().queueQualifiedName());
+            redis().del("other:" + q + ":C", "other:" + q + ":id", "other:" + q + ":wait", "other:" + q + ":events",
+                    "other:" + q + ":meta", "other:" + q + ":marker");
+        }
+    }
 }
