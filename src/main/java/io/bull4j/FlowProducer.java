@@ -26,9 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * }</pre>
  *
  * <p>Of its {@link QueueOptions} it uses the connection, the prefix (a node may give its own), the object mapper and
- * the clock; the default job options are not applied. A flow is added in one Redis script: all of its jobs are
- * stored, or (when a node's job exists under another parent, or a parent named from outside the flow is missing)
- * none. Nodes without a job id get a random UUID, as in BullMQ 6.7. On Redis Cluster all queues of one flow must
+ * the clock; the default job options are not applied (see {@link #add(FlowJob, Map)} for defaults per queue). A
+ * flow is added in one Redis script: all of its jobs are stored, or (when a node's job exists under another parent,
+ * or a parent named from outside the flow is missing) none. Nodes without a job id get a random UUID, as in BullMQ 6.7. On Redis Cluster all queues of one flow must
  * share a hash tag, which is checked before anything is written. Thread-safe. {@link #close()} closes the connection
  * only when the producer opened it.
  */
@@ -59,10 +59,12 @@ public final class FlowProducer implements AutoCloseable {
      *
      * @param flow the root node
      * @return the tree as stored (ids filled in)
-     * @throws ValidationException on bad input (data that cannot be serialized, a job id under two parents of this
-     *         flow, queues on different Cluster slots), before anything is written
-     * @throws JobException when a node's job already exists under another parent (reason {@code OTHER}); nothing
-     *         is written
+     * @throws ValidationException on bad input (data that cannot be serialized or over its sizeLimit, a
+     *         {@link FlowJob.Builder#parent(ParentRef) parent} below the root, deduplication on a node with a parent
+     *         or children, queues on different Cluster slots), before anything is written
+     * @throws JobException when a node's job already exists under another parent that still exists (reason
+     *         {@code PARENT_CONFLICT}) or the root's parent does not exist ({@code JOB_NOT_FOUND}); nothing is
+     *         written
      * @throws RedisException when Redis fails
      */
     public JobNode add(FlowJob flow) {
@@ -101,7 +103,8 @@ public final class FlowProducer implements AutoCloseable {
 
     private List<JobNode> add(List<FlowJob> flows, Map<String, JobOptions> queueDefaults) {
         checkOpen();
-        ValidationException.check(flows != null && flows.stream().noneMatch(java.util.Objects::isNull), "flows", "must not be null or hold null");
+        ValidationException.check(flows != null && flows.stream().noneMatch(java.util.Objects::isNull), "flows",
+                "must not be null or hold null");
         if (flows.isEmpty()) {
             return List.of();
         }
