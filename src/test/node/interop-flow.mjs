@@ -7,8 +7,10 @@ import { dispatch } from './cli.mjs';
 const USAGE = `commands:
   addFlow  <url> <flowJson>               add a flow (bullmq FlowJob JSON); prints the tree of ids
   getFlow  <url> <queue> <id>             prints getFlow's tree: id, name, queue, data, parentKey, counts, children
-  work     <url> <queue> <count>          runs a worker until <count> jobs completed; each returns
-                                          {by:'node', n: data.n * 2, children: getChildrenValues()}; prints each`;
+  work     <url> <queue> <count>          runs a worker until <count> jobs completed or failed for good; each
+                                          returns {by:'node', n: data.n * 2, children: getChildrenValues()}, or
+                                          fails when data.fail is set; prints each ({id, name, result} or
+                                          {id, name, failedReason})`;
 const TIMEOUT_MS = 30_000;
 
 console.log = (...args) => console.error(...args);
@@ -64,16 +66,23 @@ async function work(queueName, count) {
   let done = 0;
   let finish;
   const finished = new Promise((resolve) => { finish = resolve; });
-  const worker = new Worker(queueName, async (job) => ({
-    by: 'node',
-    n: (job.data?.n ?? 0) * 2,
-    children: (await job.getChildrenValues()) ?? {},
-  }), { connection, concurrency: 1 });
+  const worker = new Worker(queueName, async (job) => {
+    if (job.data?.fail) {
+      throw new Error(job.data.fail);
+    }
+    return { by: 'node', n: (job.data?.n ?? 0) * 2, children: (await job.getChildrenValues()) ?? {} };
+  }, { connection, concurrency: 1 });
   worker.on('completed', (job, result) => {
     out({ id: job.id, name: job.name, result });
     if (++done >= want) finish(0);
   });
-  worker.on('failed', (job, err) => console.error(`job ${job?.id} failed: ${err?.message}`));
+  worker.on('failed', (job, err) => {
+    console.error(`job ${job?.id} failed: ${err?.message}`);
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      out({ id: job.id, name: job.name, failedReason: job.failedReason });
+      if (++done >= want) finish(0);
+    }
+  });
   const timer = setTimeout(() => finish(2), TIMEOUT_MS);
   const code = await finished;
   clearTimeout(timer);

@@ -158,4 +158,47 @@ class InteropFlowTest {
             assertEquals(2, nodeView.get("counts").get("processed").asInt());
         }
     }
+
+    @Test
+    void aChildFailedByBull4jFailsItsNodeParentAndOneFailedByNodeIsIgnoredByABull4jParent() throws Exception {
+        String qp = queueName("fflow-parent");
+        String qc = queueName("fflow-child");
+        // Node's flow: the child fails on bull4j, the parent (failParentOnFailure) is failed by Node's worker
+        nodeOne("addFlow", write(Map.of("name", "root", "queueName", qp, "opts", Map.of("jobId", "root-f"),
+                "children", List.of(Map.of("name", "bad", "queueName", qc, "data", Map.of("fail", "x"),
+                        "opts", Map.of("jobId", "bad-f", "failParentOnFailure", true))))));
+        Worker children = new Worker(qc, job -> {
+            throw new IllegalStateException("broken on bull4j");
+        }, workerOptions().build());
+        try {
+            JsonNode failed = NodeBullmq.run(NODE, SCRIPT, "work", url(), qp, "1").get(0);
+            assertEquals("root-f", failed.get("id").asText());
+            assertEquals("child bull:" + qc + ":bad-f failed", failed.get("failedReason").asText());
+        } finally {
+            children.close();
+        }
+        // bull4j's flow: the child fails on Node, ignored (ignoreDependencyOnFailure) by the bull4j parent
+        String qp2 = queueName("fflow-parent2");
+        String qc2 = queueName("fflow-child2");
+        Map<String, Object> ignored = new ConcurrentHashMap<>();
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("root", qp2).options(JobOptions.builder().jobId("root-i").build())
+                    .child(FlowJob.builder("bad", qc2).data(Map.of("fail", "broken on node"))
+                            .options(JobOptions.builder().jobId("bad-i").ignoreDependencyOnFailure(true).build())
+                            .build())
+                    .build());
+            Worker parent = new Worker(qp2, job -> {
+                ignored.putAll(job.getIgnoredChildrenFailures());
+                return "went on";
+            }, workerOptions().build());
+            try {
+                JsonNode failed = NodeBullmq.run(NODE, SCRIPT, "work", url(), qc2, "1").get(0);
+                assertEquals("bad-i", failed.get("id").asText());
+                eventually(WAIT, () -> redis().zscore(key(qp2, "completed"), "root-i") != null, "parent completed");
+            } finally {
+                parent.close();
+            }
+        }
+        assertEquals(Map.of("bull:" + qc2 + ":bad-i", "broken on node"), ignored);
+    }
 }
