@@ -31,7 +31,9 @@
 -- ARGV[17] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
 -- ARGV[18] a failure's dead-letter queue key base, or "" (see deadLetter.lua; bull4j only)
 -- ARGV[19] this queue's name, for the dead letter
--- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -20 the job's hash is damaged
+-- A child of a flow also updates its parent (flowParent.lua, keys built from the parent's queue key).
+-- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -4 completing a parent with
+-- pending children, -9 completing a parent a child failed (failParentOnFailure), -20 the job's hash is damaged
 -- and it was moved to failed with a reason naming the damage), else a fetch result
 -- {fields, jobId, 0, 0, readyCount} or {0, 0, 0, nextDelayedMs}.
 --@include queueState
@@ -46,13 +48,14 @@
 --@include deduplicate
 --@include metrics
 --@include deadLetter
+--@include flowParent
 
 local base, jobId, token = ARGV[1], ARGV[2], ARGV[3]
 local now = tonumber(ARGV[4])
 local jobKey = base .. jobId
 -- everything this script reads from the job is checked before its first write
 -- (one read: the check's HMGET also brings deid, which tells whether the job owns a deduplication window)
-local problem, jobFields = readSoundJob(jobKey, 1, "atm", "deid")
+local problem, jobFields = readSoundJob(jobKey, 1, "atm", "deid", "parentKey", "parent")
 if problem == "missing" then
   return {-1}
 end
@@ -68,6 +71,16 @@ if problem then
   redis.call("SREM", KEYS[4], jobId)
   setAsideDamaged(jobKey, jobId, KEYS[11], KEYS[3], readMeta(KEYS[5]).maxLen, "active", problem, now)
   return {-20}
+end
+-- a parent completes only once its children are done (checked before the lock is released, as BullMQ does)
+if ARGV[5] == "completed"
+    and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") > 0 then
+  if redis.call("SCARD", jobKey .. ":dependencies") > 0 then
+    return {-4}
+  end
+  if redis.call("ZCARD", jobKey .. ":unsuccessful") > 0 then
+    return {-9}
+  end
 end
 local lock = checkAndReleaseLock(jobKey, KEYS[4], jobId, token)
 if lock ~= 0 then
@@ -95,6 +108,15 @@ if dedupId then
   createDedupNext(base, {wait = KEYS[6], active = KEYS[1], prioritized = KEYS[7], pc = KEYS[8], delayed = KEYS[9],
     marker = KEYS[10], meta = KEYS[5], events = KEYS[3]}, meta, dedupId, now)
 end
+-- a child of a flow: its parent learns the outcome (return value, or the failure under the child's policy)
+local parent = parentOf(jobFields[3], jobFields[4])
+if parent then
+  if completed then
+    childCompleted(parent, jobKey, ARGV[6], now)
+  else
+    childFailed(parent, jobKey, ARGV[6], now)
+  end
+end
 local keepCount = tonumber(ARGV[8])
 local keepAge = tonumber(ARGV[9])
 if not completed and (ARGV[18] or "") ~= "" then
@@ -103,6 +125,9 @@ end
 
 if keepCount == 0 then
   removeJobKeys(jobKey)
+  if parent then
+    childGone(parent, jobKey)
+  end
 else
   redis.call("ZADD", KEYS[2], now, jobId)
   if completed then

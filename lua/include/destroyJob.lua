@@ -1,5 +1,5 @@
 -- Removing jobs for good (remove, drain, clean, obliterate). Needs queueState.
--- Everything is built from the queue's base "P:Q:"; a parent in another queue is left alone (see unlinkParent).
+-- Everything is built from the queue's base "P:Q:", and a parent's keys from its job key (see unlinkParent).
 
 -- A field of a job's hash, or false; a key of another type counts as a job without the field, so that one damaged
 -- job does not stop a removal of many halfway.
@@ -50,13 +50,38 @@ local function dropDedupKey(base, jobId)
   end
 end
 
+-- A parent in another queue (a flow over queues; one hash tag on a cluster): when the child leaving for good was
+-- its last pending one, it goes to the head of its queue's wait, without an event, as BullMQ's drain and clean do.
+local function unlinkOtherQueueParent(parentKey, jobKey)
+  local first = string.find(parentKey, ":", 1, true)
+  local second = first and string.find(parentKey, ":", first + 1, true)
+  if not second then
+    return
+  end
+  local deps = parentKey .. ":dependencies"
+  if redis.call("SREM", deps, jobKey) == 0 or redis.call("SCARD", deps) > 0 then
+    return
+  end
+  local pbase, parentId = string.sub(parentKey, 1, second), string.sub(parentKey, second + 1)
+  if redis.call("ZREM", pbase .. "waiting-children", parentId) == 1 then
+    redis.call("RPUSH", pbase .. "wait", parentId)
+    if not isPausedOrMaxed(pbase .. "meta", pbase .. "active") then
+      addReadyMarker(pbase .. "marker")
+    end
+  end
+end
+
 -- A child leaving for good is no longer pending for its parent. When it was the last one, the parent leaves
--- waiting-children: to wait (soft, as a single remove does) or deleted too (hard, as drain and clean do).
--- Only parents of this same queue are touched, so the script stays within one queue's keys.
+-- waiting-children: to wait (soft, as a single remove does) or deleted too (hard, as drain and clean do). A parent
+-- in another queue is released to wait (unlinkOtherQueueParent).
 local function unlinkParent(base, jobId, hard)
   local jobKey = base .. jobId
   local parentKey = jobField(jobKey, "parentKey")
-  if not parentKey or string.sub(parentKey, 1, #base) ~= base then
+  if not parentKey then
+    return
+  end
+  if string.sub(parentKey, 1, #base) ~= base then
+    unlinkOtherQueueParent(parentKey, jobKey)
     return
   end
   local deps = parentKey .. ":dependencies"

@@ -9,7 +9,7 @@
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Queue, Worker, Job, UnrecoverableError } from 'bullmq';
+import { Queue, Worker, Job, UnrecoverableError, FlowProducer } from 'bullmq';
 import IORedis from 'ioredis';
 
 const STEP_TIMEOUT_MS = 30_000;
@@ -132,6 +132,20 @@ async function jobOp(job, spec) {
   }
 }
 
+// A flow step's tree, every node in the scenario's queue.
+function inQueue(node, queueName) {
+  return { ...node, queueName, children: node.children?.map((c) => inQueue(c, queueName)) };
+}
+
+async function addFlow(cmd, tree) {
+  const producer = new FlowProducer({ connection: { url: cmd.url } });
+  try {
+    return await producer.add(inQueue(tree, cmd.queue));
+  } finally {
+    await producer.close();
+  }
+}
+
 async function runStep(cmd) {
   const scenario = JSON.parse(readFileSync(cmd.file, 'utf8'));
   const step = scenario.steps[cmd.step];
@@ -141,6 +155,8 @@ async function runStep(cmd) {
       return withQueue(cmd, (q) => q.add(step.add.name, step.add.data, step.add.opts));
     case 'addBulk':
       return withQueue(cmd, (q) => q.addBulk(step.addBulk));
+    case 'flow':
+      return addFlow(cmd, step.flow);
     case 'pause':
       return withQueue(cmd, (q) => q.pause());
     case 'resume':

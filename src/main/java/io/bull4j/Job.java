@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.script.ChangeDelay;
 import io.bull4j.internal.script.ChangePriority;
+import io.bull4j.internal.script.FlowSteps;
 import io.bull4j.internal.script.JobData;
 import io.bull4j.internal.script.MoveToDelayed;
 import io.bull4j.internal.script.PromoteJob;
@@ -390,12 +391,26 @@ public final class Job {
 
     /**
      * Removes the job from whatever state holds it, with its logs and other sub-keys, and emits {@code removed}.
+     * A flow parent's children (in any queue) are removed too, as in BullMQ; a child is unlinked from its parent.
      *
-     * @return false, and nothing changes, when a worker holds the job's lock or the job is the pending run of a
-     *     job scheduler; also false when the job no longer exists
+     * @return false, and nothing changes, when a worker holds the job's lock (or a pending child's) or the job is
+     *     the pending run of a job scheduler; also false when the job no longer exists
      */
     public boolean remove() {
-        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, id), "remove");
+        return remove(true);
+    }
+
+    /**
+     * Removes this job, as {@link #remove()}, choosing whether a flow parent's children go too (BullMQ's
+     * {@code removeChildren}). A child is always unlinked from its parent, which is released when it was the
+     * last pending child.
+     *
+     * @param removeChildren true to remove the children (in any queue) too; refused when a pending one is locked
+     * @return whether the job was removed
+     * @throws RedisException when Redis fails
+     */
+    public boolean remove(boolean removeChildren) {
+        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, id, removeChildren), "remove");
     }
 
     /** Runs a failed job again: {@link #retry(JobState) retry(JobState.FAILED)}. */
@@ -632,6 +647,172 @@ public final class Job {
         ValidationException.check(timeout != null && timeout.toMillis() > 0, "timeout",
                 "must be at least 1 ms (was " + timeout + ")");
         return new JobFinishWaiter(ctx, this).await(events, timeout);
+    }
+
+    // ---- flows (see FlowProducer) ----
+
+    /** {@return the job's queue as {@code prefix:name}, what a {@link ParentRef} to this job names} */
+    public String queueQualifiedName() {
+        return ctx.keys.qualifiedName();
+    }
+
+    /**
+     * The step pattern of flows: while this job (being processed, with its {@link #token()}) has children pending,
+     * it leaves active for {@code waiting-children}, and this method throws {@link WaitingChildrenException}, which
+     * the processor must let propagate; the job runs again once its children are done. When no child is pending it
+     * returns false and the job carries on.
+     *
+     * <pre>{@code
+     * Worker worker = new Worker("orders", job -> {
+     *     if (job.getDependenciesCount().processed() == 0) {
+     *         flows.add(FlowJob.builder("charge", "payments").data(job.data())
+     *                 .parent(ParentRef.of(job.id(), job.queueQualifiedName())).build());
+     *         job.moveToWaitingChildren();   // throws WaitingChildrenException
+     *     }
+     *     return job.getChildrenValues();
+     * });
+     * }</pre>
+     *
+     * @return false when nothing is pending (the job stays active)
+     * @throws WaitingChildrenException when the job was moved; let it propagate
+     * @throws ValidationException when the job is not held by this worker (no token)
+     * @throws JobException when the lock is lost (reasons LOCK_*), or a child with failParentOnFailure failed it
+     *         (reason FAILED_CHILDREN)
+     */
+    public boolean moveToWaitingChildren() {
+        return moveToWaitingChildren(null);
+    }
+
+    /**
+     * As {@link #moveToWaitingChildren()}, waiting only while the one child named is pending.
+     *
+     * @param childKey the child's job key {@code prefix:queue:id}, or null for any child
+     * @return false when that child is not pending (the job stays active)
+     * @throws WaitingChildrenException when the job was moved; let it propagate
+     * @throws ValidationException when the job is not held by this worker (no token)
+     * @throws JobException when the lock is lost, or a child failed it (reason FAILED_CHILDREN)
+     */
+    public boolean moveToWaitingChildren(String childKey) {
+        ValidationException.check(token != null, "token", "only the worker processing the job can move it");
+        if (ctx.await(FlowSteps.moveToWaitingChildren(ctx.scripts(), ctx.keys, id, token, ctx.now(), childKey),
+                "moveToWaitingChildren")) {
+            throw new WaitingChildrenException();
+        }
+        return false;
+    }
+
+    /**
+     * Unlinks this job from its parent: the parent no longer waits for it (and runs when it was the last pending
+     * child). BullMQ's {@code removeChildDependency}.
+     *
+     * @return true when unlinked, false when this job was not pending for its parent
+     * @throws JobException when this job (JOB_NOT_FOUND) or its parent does not exist
+     * @throws RedisException when Redis fails
+     */
+    public boolean removeChildDependency() {
+        return ctx.await(FlowSteps.removeChildDependency(ctx.scripts(), ctx.keys, id), "removeChildDependency");
+    }
+
+    /**
+     * Removes this parent's children that have not been processed: the pending ones and, down the tree, their
+     * pending children, in any queue, except those a worker holds (and failed ones). Completed children and their
+     * values stay. BullMQ's {@code removeUnprocessedChildren}; the parent is released when no child is pending.
+     *
+     * @throws RedisException when Redis fails
+     */
+    public void removeUnprocessedChildren() {
+        ctx.await(FlowSteps.removeUnprocessedChildren(ctx.scripts(), ctx.keys, id), "removeUnprocessedChildren");
+    }
+
+    /** {@return the parent's job key {@code prefix:queue:id}, or null for a job without parent} */
+    public String parentKey() {
+        return fields.get("parentKey");
+    }
+
+    /** {@return the parent of this job in a flow, or null for a job without parent} */
+    public ParentRef parent() {
+        String json = fields.get("parent");
+        if (json != null) {
+            try {
+                JsonNode n = Json.tree(json);
+                if (n != null && n.hasNonNull("id") && n.hasNonNull("queueKey")) {
+                    return ParentRef.of(n.get("id").asText(), n.get("queueKey").asText());
+                }
+            } catch (RuntimeException e) {
+                // fall back on parentKey below
+            }
+        }
+        String key = parentKey();
+        int first = key == null ? -1 : key.indexOf(':');
+        int second = first < 0 ? -1 : key.indexOf(':', first + 1);
+        return second < 0 ? null : ParentRef.of(key.substring(second + 1), key.substring(0, second));
+    }
+
+    /**
+     * The return values of this job's completed children, by child key ({@code prefix:queue:id}), read as plain
+     * Java values (maps, lists, strings, numbers) like {@link #data()}.
+     *
+     * @return the values, empty when no child completed
+     * @throws JobException (reason {@code BAD_DATA}) when a stored value is not JSON
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, Object> getChildrenValues() {
+        return FlowReader.childrenValues(ctx, id, ctx.mapper.constructType(Object.class));
+    }
+
+    /**
+     * The return values of this job's completed children, by child key, read as {@code type} through the Jackson
+     * mapper, as {@link #returnValue(Class)} does.
+     *
+     * @param type the class to read each value as
+     * @param <T> the type of the values
+     * @return the values, empty when no child completed
+     * @throws JobException (reason {@code BAD_DATA}, naming the child) when a value cannot be read as {@code type}
+     * @throws RedisException when Redis fails
+     */
+    public <T> Map<String, T> getChildrenValues(Class<T> type) {
+        return FlowReader.childrenValues(ctx, id, ctx.mapper.constructType(type));
+    }
+
+    /**
+     * The failed reasons of children whose failure was ignored (ignoreDependencyOnFailure) or let this job go on
+     * (continueParentOnFailure), by child key.
+     *
+     * @return the reasons, empty when there are none
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, String> getIgnoredChildrenFailures() {
+        return FlowReader.ignoredFailures(ctx, id);
+    }
+
+    /**
+     * The same as {@link #getIgnoredChildrenFailures()}, under BullMQ's older name.
+     *
+     * @return the reasons, empty when there are none
+     * @throws RedisException when Redis fails
+     */
+    public Map<String, String> getFailedChildrenValues() {
+        return getIgnoredChildrenFailures();
+    }
+
+    /**
+     * This job's children by outcome: completed (with values), pending, ignored failures, failures.
+     *
+     * @return the children
+     * @throws RedisException when Redis fails
+     */
+    public JobDependencies getDependencies() {
+        return FlowReader.dependencies(ctx, id, -1);
+    }
+
+    /**
+     * How many children this job has of each kind.
+     *
+     * @return the counts
+     * @throws RedisException when Redis fails
+     */
+    public JobDependencies.Counts getDependenciesCount() {
+        return FlowReader.counts(ctx, id);
     }
 
     @Override

@@ -27,6 +27,12 @@ public class JobException extends Bull4jException {
         JOB_LOCKED,
         /** A stored field of the job cannot be read (e.g. {@code data} that is not JSON, or not of the type asked). */
         BAD_DATA,
+        /** A parent of a flow cannot complete while some of its children are still pending. */
+        PENDING_CHILDREN,
+        /** A parent of a flow cannot complete: a child with failParentOnFailure failed. */
+        FAILED_CHILDREN,
+        /** A flow's job already has another parent, which cannot be replaced. */
+        PARENT_CONFLICT,
         /** A refusal code bull4j does not know; the message holds it. */
         OTHER
     }

@@ -48,6 +48,8 @@ public final class JobOptions {
     private final Integer sizeLimit;
     private final Deduplication deduplication;
     private final Duration timeout;
+    /** BullMQ's stored flag of the one child-failure policy set: fpof, cpof, idof or rdof; null for none. */
+    private final String parentPolicy;
 
     private JobOptions(Builder b) {
         jobId = b.jobId;
@@ -64,6 +66,7 @@ public final class JobOptions {
         sizeLimit = b.sizeLimit;
         deduplication = b.deduplication;
         timeout = b.timeout;
+        parentPolicy = b.parentPolicy;
     }
 
     /** {@return a builder with no option set} */
@@ -88,6 +91,7 @@ public final class JobOptions {
         b.sizeLimit = sizeLimit;
         b.deduplication = deduplication;
         b.timeout = timeout;
+        b.parentPolicy = parentPolicy;
         return b;
     }
 
@@ -113,6 +117,7 @@ public final class JobOptions {
         if (b.sizeLimit == null) b.sizeLimit = defaults.sizeLimit;
         if (b.deduplication == null) b.deduplication = defaults.deduplication;
         if (b.timeout == null) b.timeout = defaults.timeout;
+        if (b.parentPolicy == null) b.parentPolicy = defaults.parentPolicy;
         return b.build();
     }
 
@@ -148,6 +153,17 @@ public final class JobOptions {
     public Integer sizeLimit() { return sizeLimit; }
     /** {@return the deduplication options, or null when the job is not deduplicated} */
     public Deduplication deduplication() { return deduplication; }
+    /** {@return true when this job, as a child of a flow, fails its parent when it fails for good} */
+    public boolean failParentOnFailure() { return "fpof".equals(parentPolicy); }
+    /** {@return true when this job, as a child, lets its parent run at once when it fails for good} */
+    public boolean continueParentOnFailure() { return "cpof".equals(parentPolicy); }
+    /** {@return true when this job's final failure is recorded in its parent as ignored, and the parent goes on} */
+    public boolean ignoreDependencyOnFailure() { return "idof".equals(parentPolicy); }
+    /** {@return true when this job's final failure just removes it from its parent's pending children} */
+    public boolean removeDependencyOnFailure() { return "rdof".equals(parentPolicy); }
+
+    /** The stored flag of the child-failure policy (fpof, cpof, idof, rdof), or null. */
+    String parentPolicy() { return parentPolicy; }
 
     /** {@return how long one attempt may run before it is cancelled and failed, or null for the worker's default} */
     public Duration timeout() { return timeout; }
@@ -162,13 +178,13 @@ public final class JobOptions {
                 && Objects.equals(removeOnFail, x.removeOnFail) && Objects.equals(timestamp, x.timestamp)
                 && Objects.equals(stackTraceLimit, x.stackTraceLimit) && Objects.equals(keepLogs, x.keepLogs)
                 && Objects.equals(sizeLimit, x.sizeLimit) && Objects.equals(deduplication, x.deduplication)
-                && Objects.equals(timeout, x.timeout);
+                && Objects.equals(timeout, x.timeout) && Objects.equals(parentPolicy, x.parentPolicy);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(jobId, delay, priority, lifo, attempts, backoff, removeOnComplete, removeOnFail, timestamp,
-                stackTraceLimit, keepLogs, sizeLimit, deduplication, timeout);
+                stackTraceLimit, keepLogs, sizeLimit, deduplication, timeout, parentPolicy);
     }
 
     @Override
@@ -427,6 +443,15 @@ public final class JobOptions {
      * BullMQ's rules for custom ids, so that both sides accept the same ids. Beyond them, "0:" (a legacy delay
      * marker that scripts skip in the wait list) is refused.
      */
+    private static String policyName(String flag) {
+        switch (flag) {
+            case "fpof": return "failParentOnFailure";
+            case "cpof": return "continueParentOnFailure";
+            case "idof": return "ignoreDependencyOnFailure";
+            default: return "removeDependencyOnFailure";
+        }
+    }
+
     /** Refuses a due time past {@link #MAX_DUE_MS}, naming {@code field}. */
     static void checkDue(long startMs, Duration delay, String field) {
         ValidationException.check(delay.toMillis() <= MAX_DUE_MS - startMs, field, "of " + delay.toMillis()

@@ -322,7 +322,20 @@ final class JobRunner {
         }
         MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), true, json);
         r.nextToken = fetchNext() ? nextToken : null;
-        FetchedJob next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
+        FetchedJob next;
+        try {
+            next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r));
+        } catch (JobException e) {
+            // a parent of a flow may not complete with children pending (an attempt that failed, as in BullMQ) or
+            // after a child failed it (failParentOnFailure: no retry)
+            if (e.reason() == JobException.Reason.PENDING_CHILDREN) {
+                return fail(job, e, nextToken);
+            }
+            if (e.reason() == JobException.Reason.FAILED_CHILDREN) {
+                return fail(job, new UnrecoverableException(e.getMessage()), nextToken);
+            }
+            throw e;
+        }
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
         bus.emit(l -> l.onCompleted(done, result));
         return r.nextToken != null ? next : null; // null: no next job was asked for
@@ -333,8 +346,8 @@ final class JobRunner {
      * job in the same call as a completion does (as BullMQ's moveToFailed with fetchNext).
      */
     private FetchedJob fail(Job job, Throwable error, String nextToken) {
-        if (error instanceof DelayedException) {
-            return null; // the processor moved its job to delayed itself
+        if (error instanceof DelayedException || error instanceof WaitingChildrenException) {
+            return null; // the processor moved its job to delayed or waiting-children itself
         }
         if (error instanceof RateLimitException) {
             // back to wait, no attempt spent; this worker asks again once the limiter's window ends

@@ -48,6 +48,19 @@ final class OptionsCodec {
         if (o.sizeLimit() != null) n.put("sizeLimit", o.sizeLimit());
         if (o.deduplication() != null) n.set("de", dedup(o.deduplication()));
         if (o.timeout() != null) n.put("timeout", o.timeout().toMillis()); // bull4j only; BullMQ ignores it
+        if (o.parentPolicy() != null) n.put(o.parentPolicy(), true);
+        return n.toString();
+    }
+
+    /**
+     * The options of a flow's child: as {@link #write(JobOptions)}, then its parent as BullMQ's FlowProducer adds it,
+     * {@code "parent":{"id":..., "queue":"P:Q"}}, after the caller's options.
+     */
+    static String writeChild(JobOptions o, String parentId, String parentQueue) {
+        ObjectNode n = (ObjectNode) Json.tree(write(o));
+        ObjectNode p = n.putObject("parent");
+        p.put("id", parentId);
+        p.put("queue", parentQueue);
         return n.toString();
     }
 
@@ -165,6 +178,11 @@ final class OptionsCodec {
         lenient("timeout", () -> {
             if (n.get("timeout").isNumber()) b.timeout(Duration.ofMillis(n.get("timeout").asLong()));
         }, n);
+        for (String flag : new String[] {"fpof", "cpof", "idof", "rdof"}) {
+            if (n.path(flag).asBoolean(false)) {
+                b.parentPolicyUnchecked(flag);
+            }
+        }
         return b.build();
     }
 

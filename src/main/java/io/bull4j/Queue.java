@@ -543,6 +543,21 @@ public final class Queue implements AutoCloseable {
     public Map<Integer, Long> getCountsPerPriority(int... priorities) {
         checkOpen();
         return insights.countsPerPriority(priorities);
+    /**
+     * The parents of flows waiting for their children, oldest first (BullMQ's {@code getWaitingChildren}); see
+     * {@link #getJobs(Set, long, long, boolean)}.
+     *
+     * @param start the first position
+     * @param end the last position ({@code -1} for the last)
+     * @return the jobs
+     */
+    public List<Job> getWaitingChildren(long start, long end) {
+        return getJobs(Set.of(JobState.WAITING_CHILDREN), start, end, true);
+    }
+
+    /** {@return how many parents of flows wait for their children} */
+    public long getWaitingChildrenCount() {
+        return getJobCounts(JobState.WAITING_CHILDREN).get(JobState.WAITING_CHILDREN);
     }
 
     // ---- job schedulers ----
@@ -639,15 +654,28 @@ public final class Queue implements AutoCloseable {
     /**
      * Removes a job, whatever its state, with its logs and other keys, and emits {@code removed}. Returns false,
      * changing nothing, when a worker holds the job's lock, when the job is the pending run of a job scheduler,
-     * or when there is no such job. Unlike BullMQ it does not remove the job's children.
+     * or when there is no such job. As in BullMQ, a flow parent's children (in any queue) are removed too (refused
+     * when a pending one is locked), and a child is unlinked from its parent, which is released when it was the
+     * last pending child.
      *
      * @param jobId the job's id
      * @return whether the job was removed
      */
     public boolean remove(String jobId) {
+        return remove(jobId, true);
+    }
+
+    /**
+     * Removes a job as {@link #remove(String)}, choosing whether a flow parent's children go too.
+     *
+     * @param jobId the job's id
+     * @param removeChildren true to remove the children too (BullMQ's default), false to leave them
+     * @return whether the job was removed
+     */
+    public boolean remove(String jobId, boolean removeChildren) {
         checkOpen();
         ValidationException.check(jobId != null && !jobId.isEmpty(), "jobId", "must not be empty");
-        return admin.remove(jobId);
+        return admin.remove(jobId, removeChildren);
     }
 
     /**

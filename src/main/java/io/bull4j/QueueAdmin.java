@@ -74,8 +74,8 @@ final class QueueAdmin {
         return ctx.await(ctx.redis().hexists(ctx.keys.meta(), "paused"), "isPaused");
     }
 
-    boolean remove(String jobId) {
-        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, jobId), "remove");
+    boolean remove(String jobId, boolean removeChildren) {
+        return ctx.await(RemoveJob.run(ctx.scripts(), ctx.keys, jobId, removeChildren), "remove");
     }
 
     void drain(boolean delayed) {

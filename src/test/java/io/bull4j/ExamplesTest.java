@@ -8,6 +8,7 @@ import io.bull4j.examples.channel.TwoServerChannel.Message;
 import io.bull4j.examples.notifications.NotificationService;
 import io.bull4j.examples.notifications.NotificationService.DeliveryLog;
 import io.bull4j.examples.notifications.NotificationService.Notification;
+import io.bull4j.examples.orders.OrderFlow;
 import io.bull4j.examples.orders.UnpaidOrderAutoCancel;
 import io.bull4j.examples.webhooks.RateLimitedWebhookSender;
 import io.bull4j.examples.webhooks.RateLimitedWebhookSender.Response;
@@ -80,6 +81,57 @@ class ExamplesTest {
         // B's inbox holds A's pings, written by A's Queue as JSON
         assertEquals("{\"from\":\"A\",\"text\":\"ping 3\"}", redis().hget("bull:" + channel + "-b:3", "data"));
         assertEquals("B", redis().hget("bull:" + channel + "-b:3", "pb"), "processedBy is the worker's name");
+    }
+
+    @Test
+    void orderFlowCompletesTheOrderOnceItsThreeStepsAreDoneAndFailsItWhenTheChargeFails() throws Exception {
+        OrderFlow.Queues queues = new OrderFlow.Queues(queueName("orders"), queueName("payments"),
+                queueName("stock"), queueName("notifications"));
+        Map<String, Object> completed = new ConcurrentHashMap<>();
+        Map<String, String> failed = new ConcurrentHashMap<>();
+        CountDownLatch both = new CountDownLatch(2);
+        OrderFlow.Services services = new OrderFlow.Services() {
+            @Override
+            public String charge(String orderId, long cents) {
+                if (cents <= 0) {
+                    throw new IllegalArgumentException("nothing to charge");
+                }
+                return "pay-" + orderId;
+            }
+
+            @Override
+            public String reserve(String orderId, String sku) {
+                return "res-" + sku;
+            }
+
+            @Override
+            public void confirm(String orderId, String email) {
+                if (email.isEmpty()) {
+                    throw new IllegalStateException("no address");
+                }
+            }
+        };
+        try (OrderFlow shop = new OrderFlow(connection(), queues, services)) {
+            shop.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    completed.put(job.id(), result);
+                    both.countDown();
+                }
+
+                @Override
+                public void onFailed(Job job, Throwable error) {
+                    failed.put(job.id(), error.getMessage());
+                    both.countDown();
+                }
+            });
+            assertEquals(3, shop.placeOrder(new OrderFlow.Order("17", 4200, "A-1", "")).children().size());
+            shop.placeOrder(new OrderFlow.Order("18", 0, "B-2", "ana@example.com"));
+            assertTrue(both.await(30, TimeUnit.SECONDS), "both orders finished");
+        }
+        assertEquals(Map.of("order-17", Map.of("charge-17", "pay-17", "reserve-17", "res-A-1",
+                "unsentConfirmations", 1)), completed);
+        assertEquals(Map.of("order-18", "child bull:" + queues.payments() + ":charge-18 failed"), failed);
     }
 
     @Test

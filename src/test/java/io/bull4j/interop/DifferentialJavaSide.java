@@ -60,6 +60,12 @@ final class DifferentialJavaSide {
                     q.addBulk(jobs);
                 }
             }
+            case "flow" -> {
+                try (io.bull4j.FlowProducer flows = new io.bull4j.FlowProducer(
+                        QueueOptions.builder().connection(connection).build())) {
+                    flows.add(flowJob(step, queueName));
+                }
+            }
             case "pause" -> {
                 try (Queue q = queue(queueName)) {
                     q.pause();
@@ -326,6 +332,16 @@ final class DifferentialJavaSide {
         return b.get("returns"); // null (absent) is returned as JSON null
     }
 
+    /** A flow step's tree, every node in the scenario's queue. */
+    private static io.bull4j.FlowJob flowJob(JsonNode n, String queueName) {
+        io.bull4j.FlowJob.Builder b = io.bull4j.FlowJob.builder(n.get("name").asText(), queueName)
+                .data(n.get("data")).options(options(n.get("opts")));
+        for (JsonNode c : n.path("children")) {
+            b.child(flowJob(c, queueName));
+        }
+        return b.build();
+    }
+
     /** A scenario's {@code opts} as bull4j options; an option the driver does not know fails the scenario. */
     static JobOptions options(JsonNode o) {
         JobOptions.Builder b = JobOptions.builder();
@@ -348,6 +364,10 @@ final class DifferentialJavaSide {
                 case "timestamp" -> b.timestamp(Instant.ofEpochMilli(v.asLong()));
                 case "stackTraceLimit" -> b.stackTraceLimit(v.asInt());
                 case "deduplication" -> b.deduplication(deduplication(v));
+                case "failParentOnFailure" -> b.failParentOnFailure(v.asBoolean());
+                case "continueParentOnFailure" -> b.continueParentOnFailure(v.asBoolean());
+                case "ignoreDependencyOnFailure" -> b.ignoreDependencyOnFailure(v.asBoolean());
+                case "removeDependencyOnFailure" -> b.removeDependencyOnFailure(v.asBoolean());
                 default -> throw new IllegalArgumentException("the Java driver does not know option " + e.getKey());
             }
         }

@@ -62,8 +62,10 @@ public final class MoveToFinished {
                 r.deadLetterBase == null ? "" : r.deadLetterBase, k.name())
                 .thenApply(reply -> {
                     if (reply.size() == 1) {
-                        throw ScriptErrors.error((Long) reply.get(0), k.name(), r.jobId,
-                                r.completed ? "moveToCompleted" : "moveToFailed");
+                        long code = (Long) reply.get(0);
+                        // a flow parent's refusals name the command as BullMQ's do: they become failed reasons
+                        throw ScriptErrors.error(code, k.name(), r.jobId, code == -4 || code == -9 ? "moveToFinished"
+                                : r.completed ? "moveToCompleted" : "moveToFailed");
                     }
                     return FetchedJob.parse(reply);
                 });

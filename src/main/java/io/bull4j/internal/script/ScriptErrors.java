@@ -23,6 +23,10 @@ public final class ScriptErrors {
                     "Missing lock for job " + jobId + ". " + command);
             case -3: return new JobException(queue, jobId, Reason.NOT_IN_STATE,
                     "Job " + jobId + " is not in the expected state. " + command);
+            case -4: return new JobException(queue, jobId, Reason.PENDING_CHILDREN,
+                    "Job " + jobId + " has pending dependencies. " + command);
+            case -9: return new JobException(queue, jobId, Reason.FAILED_CHILDREN,
+                    "Cannot complete job " + jobId + " because it has at least one failed child. " + command);
             case -6: return new JobException(queue, jobId, Reason.LOCK_MISMATCH,
                     "Lock mismatch for job " + jobId + ". " + command);
             case -8: return new JobException(queue, jobId, Reason.JOB_LOCKED,

@@ -52,6 +52,11 @@ class ScriptKeysTest {
         long now = System.currentTimeMillis();
         m.put("addJob", () -> AddJob.run(runner, K, List.of(new AddJob.Spec(null, "n", now, "{}", "{}", 0, 0,
                 false))));
+        m.put("addFlow", () -> AddFlow.run(runner, runner.timeout(), now, List.of(new AddFlow.Node(K, "flow-x", "n",
+                now, "{}", "{}", 0, 0, false, null, null, false))));
+        m.put("moveToWaitingChildren", () -> FlowSteps.moveToWaitingChildren(runner, K, "missing", "t:1", now, null));
+        m.put("removeUnprocessedChildren", () -> FlowSteps.removeUnprocessedChildren(runner, K, "missing"));
+        m.put("removeChildDependency", () -> FlowSteps.removeChildDependency(runner, K, "missing"));
         m.put("moveToActive", () -> MoveToActive.run(runner, K, now, "t:1", 1000, null, 10, 1000));
         MoveToFinished.Request r = new MoveToFinished.Request();
         r.jobId = "missing";

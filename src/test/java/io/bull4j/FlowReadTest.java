@@ -1,0 +1,96 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Reading flows: getFlow trees, a parent's dependencies and counts, a child's parent, the queue getters. */
+class FlowReadTest {
+
+    private static Set<String> ids(List<JobNode> nodes) {
+        return nodes.stream().map(n -> n.job().id()).collect(Collectors.toSet());
+    }
+
+    @Test
+    void getFlowReadsTheTreeBackDownToTheDepthAsked() throws Exception {
+        String qa = queueName("read-a");
+        String qb = queueName("read-b");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue a = new Queue(qa, queueOptions())) {
+            flows.add(FlowJob.builder("root", qa).options(JobOptions.builder().jobId("R").build())
+                    .child(FlowJob.builder("mid", qb).options(JobOptions.builder().jobId("M").build())
+                            .child(FlowJob.builder("leaf", qb).options(JobOptions.builder().jobId("L1")
+                                            .delay(Duration.ofHours(1)).build())
+                                    .build())
+                            .build())
+                    .child(FlowJob.builder("done", qb).options(JobOptions.builder().jobId("D").build()).build())
+                    .child(FlowJob.builder("bad", qb).options(JobOptions.builder().jobId("X")
+                            .ignoreDependencyOnFailure(true).build()).build())
+                    .build());
+            Worker w = new Worker(qb, job -> {
+                if (job.id().equals("X")) {
+                    throw new IllegalStateException("nope");
+                }
+                return "v" + job.id();
+            }, workerOptions().build());
+            try {
+                eventually(Duration.ofSeconds(20), () -> redis().zscore(key(qb, "completed"), "D") != null
+                        && redis().zscore(key(qb, "failed"), "X") != null, "children done");
+            } finally {
+                w.close();
+            }
+            JobNode root = flows.getFlow("R", qa);
+            assertEquals("R", root.job().id());
+            assertEquals(Set.of("M", "D", "X"), ids(root.children()));
+            JobNode mid = root.children().stream().filter(n -> n.job().id().equals("M")).findFirst().get();
+            assertEquals(Set.of("L1"), ids(mid.children()));
+            assertEquals(qb, mid.job().queueName());
+            assertEquals(ParentRef.of("R", "bull:" + qa), mid.job().parent());
+            assertEquals("bull:" + qa + ":R", mid.job().parentKey());
+            assertTrue(flows.getFlow("R", qa, 1, 20).children().isEmpty(), "depth 1: the root alone");
+            assertEquals(3, flows.getFlow("R", qa, 2, 1).children().size(), "one child of each kind (processed, pending, ignored)");
+            assertNull(flows.getFlow("nope", qa));
+
+            Job r = a.getJob("R");
+            JobDependencies d = r.getDependencies();
+            assertEquals(Map.of("bull:" + qb + ":D", "\"vD\""), d.processed());
+            assertEquals(List.of("bull:" + qb + ":M"), d.unprocessed());
+            assertEquals(Map.of("bull:" + qb + ":X", "nope"), d.ignored());
+            assertEquals(List.of(), d.failed());
+            assertEquals(new JobDependencies.Counts(1, 1, 1, 0), r.getDependenciesCount());
+            assertEquals(Map.of("bull:" + qb + ":D", "vD"), r.getChildrenValues(String.class));
+            assertEquals(Map.of("bull:" + qb + ":X", "nope"), r.getFailedChildrenValues());
+            assertNull(r.parent());
+            assertNull(r.parentKey());
+
+            assertEquals(1, a.getWaitingChildrenCount());
+            assertEquals(List.of("R"), a.getWaitingChildren(0, -1).stream().map(Job::id).collect(Collectors.toList()));
+        }
+    }
+
+    @Test
+    void aNodeWithItsOwnPrefixIsStoredAndReadUnderIt() {
+        String q = queueName("read-prefix");
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("p", q).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("c", q).prefix("other").options(JobOptions.builder().jobId("C").build())
+                            .build())
+                    .build());
+            assertEquals("bull:" + q + ":P", redis().hget("other:" + q + ":C", "parentKey"));
+            assertEquals(Set.of("other:" + q + ":C"), redis().smembers(key(q, "P") + ":dependencies"));
+            JobNode root = flows.getFlow("P", q);
+            assertEquals("C", root.children().get(0).job().id());
+            assertEquals("other:" + q, root.children().get(0).job().queueQualifiedName());
+            redis().del("other:" + q + ":C", "other:" + q + ":id", "other:" + q + ":wait", "other:" + q + ":events",
+                    "other:" + q + ":meta", "other:" + q + ":marker");
+        }
+    }
+}

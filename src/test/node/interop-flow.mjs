@@ -1,0 +1,97 @@
+// Flows with the REAL bullmq, for io.bull4j.interop.InteropFlowTest.
+// Contract: stdout carries only JSON, one object per line; everything else goes to stderr.
+// Usage: node interop-flow.mjs <command> <redisUrl> [args...]  (see USAGE below)
+import { FlowProducer, Queue, Worker, Job } from 'bullmq';
+import { dispatch } from './cli.mjs';
+
+const USAGE = `commands:
+  addFlow  <url> <flowJson>               add a flow (bullmq FlowJob JSON); prints the tree of ids
+  getFlow  <url> <queue> <id>             prints getFlow's tree: id, name, queue, data, parentKey, counts, children
+  work     <url> <queue> <count>          runs a worker until <count> jobs completed or failed for good; each
+                                          returns {by:'node', n: data.n * 2, children: getChildrenValues()}, or
+                                          fails when data.fail is set; prints each ({id, name, result} or
+                                          {id, name, failedReason})`;
+const TIMEOUT_MS = 30_000;
+
+console.log = (...args) => console.error(...args);
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+
+const [command, url, ...rest] = process.argv.slice(2);
+if (!command || !url) {
+  console.error(USAGE);
+  process.exit(64);
+}
+const connection = { url };
+
+function ids(node) {
+  return { id: node.job.id, queue: node.job.queueName, children: (node.children ?? []).map(ids) };
+}
+
+async function describe(node) {
+  const job = node.job;
+  return {
+    id: job.id,
+    name: job.name,
+    queue: job.queueName,
+    data: job.data,
+    parentKey: job.parentKey ?? null,
+    counts: await job.getDependenciesCount(),
+    children: await Promise.all((node.children ?? []).filter(Boolean).map(describe)),
+  };
+}
+
+async function addFlow(flowJson) {
+  const producer = new FlowProducer({ connection });
+  try {
+    out(ids(await producer.add(JSON.parse(flowJson))));
+    return 0;
+  } finally {
+    await producer.close();
+  }
+}
+
+async function getFlow(queueName, id) {
+  const producer = new FlowProducer({ connection });
+  try {
+    const tree = await producer.getFlow({ id, queueName });
+    out(tree ? await describe(tree) : { missing: true });
+    return 0;
+  } finally {
+    await producer.close();
+  }
+}
+
+async function work(queueName, count) {
+  const want = Number(count);
+  let done = 0;
+  let finish;
+  const finished = new Promise((resolve) => { finish = resolve; });
+  const worker = new Worker(queueName, async (job) => {
+    if (job.data?.fail) {
+      throw new Error(job.data.fail);
+    }
+    return { by: 'node', n: (job.data?.n ?? 0) * 2, children: (await job.getChildrenValues()) ?? {} };
+  }, { connection, concurrency: 1 });
+  worker.on('completed', (job, result) => {
+    out({ id: job.id, name: job.name, result });
+    if (++done >= want) finish(0);
+  });
+  worker.on('failed', (job, err) => {
+    console.error(`job ${job?.id} failed: ${err?.message}`);
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      out({ id: job.id, name: job.name, failedReason: job.failedReason });
+      if (++done >= want) finish(0);
+    }
+  });
+  const timer = setTimeout(() => finish(2), TIMEOUT_MS);
+  const code = await finished;
+  clearTimeout(timer);
+  await worker.close();
+  return code;
+}
+
+dispatch('interop-flow.mjs', {
+  addFlow: () => addFlow(rest[0]),
+  getFlow: () => getFlow(rest[0], rest[1]),
+  work: () => work(rest[0], rest[1]),
+}, command, USAGE);
