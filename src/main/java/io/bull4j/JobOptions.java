@@ -194,7 +194,8 @@ public final class JobOptions {
                 + ", removeOnFail=" + removeOnFail + ", timestamp=" + timestamp + ", stackTraceLimit="
                 + stackTraceLimit + ", keepLogs=" + keepLogs + ", sizeLimit=" + sizeLimit
                 + (deduplication != null ? ", deduplication=" + deduplication : "")
-                + (timeout != null ? ", timeout=" + timeout : "") + "}";
+                + (timeout != null ? ", timeout=" + timeout : "")
+                + (parentPolicy != null ? ", onFailure=" + parentPolicy : "") + "}";
     }
 
     /**
@@ -217,6 +218,7 @@ public final class JobOptions {
         private Integer sizeLimit;
         private Deduplication deduplication;
         private Duration timeout;
+        private String parentPolicy;
 
         private Builder() {
         }
@@ -430,6 +432,78 @@ public final class JobOptions {
             ValidationException.check(timeout != null && timeout.toMillis() >= 1, "timeout",
                     "must be at least 1 ms (was " + timeout + ")");
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, its parent fails too (it is moved to wait with a
+         * deferred failure that the next worker records), and so on up while the parents have this option.
+         * At most one of the four child-failure options may be set.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder failParentOnFailure(boolean on) {
+            return policy("failParentOnFailure", "fpof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, its parent runs at once, even with other children
+         * pending; the failure is listed in {@link Job#getFailedChildrenValues()}. At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder continueParentOnFailure(boolean on) {
+            return policy("continueParentOnFailure", "cpof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, the parent no longer waits for it and records the
+         * failure (see {@link Job#getIgnoredChildrenFailures()}); the parent runs once its other children are done.
+         * At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder ignoreDependencyOnFailure(boolean on) {
+            return policy("ignoreDependencyOnFailure", "idof", on);
+        }
+
+        /**
+         * For a child of a flow: when this job fails for good, the parent no longer waits for it, and keeps no
+         * trace of it. At most one child-failure option.
+         *
+         * @param on true to set it, false to clear it
+         * @return this builder
+         * @throws ValidationException when another child-failure option is set
+         */
+        public Builder removeDependencyOnFailure(boolean on) {
+            return policy("removeDependencyOnFailure", "rdof", on);
+        }
+
+        private Builder policy(String field, String flag, boolean on) {
+            if (!on) {
+                if (flag.equals(parentPolicy)) {
+                    parentPolicy = null;
+                }
+                return this;
+            }
+            if (parentPolicy != null && !parentPolicy.equals(flag)) {
+                throw new ValidationException(field, "cannot be combined with " + policyName(parentPolicy)
+                        + ": at most one of failParentOnFailure, continueParentOnFailure, ignoreDependencyOnFailure "
+                        + "and removeDependencyOnFailure may be set");
+            }
+            parentPolicy = flag;
+            return this;
+        }
+
+        /** Sets the policy from its stored flag (reading options back); unknown flags are ignored. */
+        Builder parentPolicyUnchecked(String flag) {
+            parentPolicy = flag;
             return this;
         }
 

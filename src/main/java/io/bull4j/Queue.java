@@ -543,6 +543,8 @@ public final class Queue implements AutoCloseable {
     public Map<Integer, Long> getCountsPerPriority(int... priorities) {
         checkOpen();
         return insights.countsPerPriority(priorities);
+    }
+
     /**
      * The parents of flows waiting for their children, oldest first (BullMQ's {@code getWaitingChildren}); see
      * {@link #getJobs(Set, long, long, boolean)}.
