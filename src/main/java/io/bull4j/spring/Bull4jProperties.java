@@ -23,9 +23,12 @@ import java.util.Map;
 @ConfigurationProperties("bull4j")
 public class Bull4jProperties {
     private final Redis redis = new Redis();
+    /** Key prefix of every queue and worker ("bull" when unset, as in BullMQ); on Redis Cluster a hash tag such as "{bull}". */
     private String prefix;
+    /** Queues declared as Queue beans: the bean of queue "emails" is named "emailsQueue" and has the qualifier "emails". */
     private List<String> queues = new ArrayList<>();
     private final WorkerDefaults worker = new WorkerDefaults();
+    /** Workers declared by properties, by worker id (processor names a Processor or VoidProcessor bean), and overrides of @Bull4jWorker methods of that id. */
     private Map<String, WorkerProperties> workers = new LinkedHashMap<>();
     private final Metrics metrics = new Metrics();
 
@@ -94,8 +97,11 @@ public class Bull4jProperties {
 
     /** The {@code bull4j.redis.*} properties: the one connection every queue and worker shares. */
     public static class Redis {
+        /** Redis URI (redis:// or rediss:// for TLS), with the password and database in it as Lettuce reads them. */
         private String url = "redis://localhost:6379";
+        /** Seed URIs of a Redis Cluster; when set they are used instead of the URL. */
         private List<String> clusterNodes = new ArrayList<>();
+        /** How long any Redis command may take (10s when unset). */
         private Duration commandTimeout;
 
         /** Creates the settings with their defaults. */
@@ -151,13 +157,21 @@ public class Bull4jProperties {
      * {@code bull4j.worker.*}, then bull4j's default ({@link io.bull4j.WorkerOptions}).
      */
     public static class WorkerSettings {
+        /** How many jobs a worker runs at once (1 when unset). */
         private Integer concurrency;
+        /** How long a job's lock lasts between renewals (30s when unset). */
         private Duration lockDuration;
+        /** How often the stalled check runs (30s when unset). */
         private Duration stalledInterval;
+        /** How often a job may stall before it fails (1 when unset). */
         private Integer maxStalledCount;
+        /** How long an idle worker's blocking fetch waits (5s when unset). */
         private Duration drainDelay;
+        /** How long shutdown waits for running jobs before interrupting them; spring.lifecycle.timeout-per-shutdown-phase when unset. */
         private Duration closeTimeout;
+        /** Minutes of BullMQ's per-minute metrics a worker keeps; off when unset. */
         private Integer metricsMaxDataPoints;
+        /** Whether a worker logs a WARN when Redis's maxmemory-policy is not noeviction (true when unset). */
         private Boolean checkEvictionPolicy;
 
         /** Creates settings with nothing set. */
@@ -292,8 +306,11 @@ public class Bull4jProperties {
      * bean), or the overrides of an annotated worker of that id ({@link Bull4jWorker#id()}).
      */
     public static class WorkerProperties extends WorkerSettings {
+        /** Queue the worker consumes; the worker id when unset. */
         private String queue;
+        /** Name of the bean that processes the jobs: an io.bull4j.Processor or VoidProcessor. */
         private String processor;
+        /** Whether the worker is built and started; false turns off an annotated worker too. */
         private boolean enabled = true;
 
         /** Creates a worker's properties with nothing set. */
@@ -346,8 +363,11 @@ public class Bull4jProperties {
 
     /** The {@code bull4j.metrics.*} properties: the Micrometer binders the auto-configuration registers. */
     public static class Metrics {
+        /** Whether the Micrometer binders are registered when Micrometer and a MeterRegistry bean are there. */
         private boolean enabled = true;
+        /** How often the queue gauges read the job counts at most. */
         private Duration refreshInterval = Duration.ofSeconds(10);
+        /** How many job names get meters of their own per worker; later names count under job.name=_other. */
         private int maxJobNames = 100;
 
         /** Creates the settings with their defaults. */

@@ -39,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.*;
 @SpringBootTest(classes = SpringBootAutoConfigurationTest.App.class, properties = {
         "bull4j.worker.drain-delay=1s",
         "bull4j.metrics.refresh-interval=1s",
+        "spring.main.banner-mode=off",
         "bull4j.workers.emails.concurrency=3",
         "management.endpoint.health.show-details=always",
         "spring.jmx.enabled=true",

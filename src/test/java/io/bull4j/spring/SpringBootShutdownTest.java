@@ -69,7 +69,7 @@ class SpringBootShutdownTest {
                 .web(WebApplicationType.NONE)
                 .properties("bull4j.redis.url=" + RedisTestServer.get().bull4jUri(), "bull4j.queues=" + q,
                         "app.queue=" + q, "spring.lifecycle.timeout-per-shutdown-phase=20s",
-                        "bull4j.worker.drain-delay=1s")
+                        "bull4j.worker.drain-delay=1s", "spring.main.banner-mode=off")
                 .run();
         Bull4jConnection connection = context.getBean(Bull4jConnection.class);
         Queue queue = context.getBean(q + "Queue", Queue.class);
