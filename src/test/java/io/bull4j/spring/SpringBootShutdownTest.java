@@ -62,6 +62,49 @@ class SpringBootShutdownTest {
         }
     }
 
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class StuckApp {
+        @Bean
+        StuckWorker stuckWorker() {
+            return new StuckWorker();
+        }
+    }
+
+    /** A worker whose job runs until it is interrupted. */
+    static class StuckWorker {
+        final CountDownLatch started = new CountDownLatch(1);
+
+        @Bull4jWorker(queue = "${app.queue}", id = "stuck")
+        public void run(Job job) throws InterruptedException {
+            started.countDown();
+            new CountDownLatch(1).await(); // until interrupted
+        }
+    }
+
+    @Test
+    void aJobStillRunningAfterTheShutdownPhaseTimeoutIsInterruptedAndGivenBack() throws Exception {
+        String q = RedisTestServer.uniqueQueueName("spring-stuck");
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(StuckApp.class)
+                .web(WebApplicationType.NONE)
+                .properties("bull4j.redis.url=" + RedisTestServer.get().bull4jUri(), "bull4j.queues=" + q,
+                        "app.queue=" + q, "spring.lifecycle.timeout-per-shutdown-phase=1s",
+                        "bull4j.worker.drain-delay=1s", "spring.main.banner-mode=off")
+                .run();
+        assertEquals(Duration.ofSeconds(1), context.getBean(Bull4jWorkers.class).closeTimeout());
+        Job job = context.getBean(q + "Queue", Queue.class).add("stuck", Map.of());
+        assertTrue(context.getBean(StuckWorker.class).started.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+
+        context.close();
+
+        try (Queue check = new Queue(q, QueueOptions.builder().connection(TestRedis.connection()).build())) {
+            Job back = check.getJob(job.id());
+            assertEquals(JobState.WAITING, back.getState(), "given back for another worker, not failed");
+            assertEquals(0, back.attemptsMade());
+            assertEquals(0L, check.getJobCounts(JobState.ACTIVE).get(JobState.ACTIVE));
+        }
+    }
+
     @Test
     void aRunningJobFinishesBeforeTheConnectionCloses() throws Exception {
         String q = RedisTestServer.uniqueQueueName("spring-shutdown");
