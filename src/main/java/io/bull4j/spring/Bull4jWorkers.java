@@ -54,6 +54,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     private final Map<String, Worker> workers = new LinkedHashMap<>();
     private ConfigurableListableBeanFactory beanFactory;
     private volatile boolean running;
+    private volatile boolean stopped;
     private Thread stopping;
 
     /**
@@ -107,9 +108,15 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         return closeTimeout;
     }
 
-    /** Starts every worker that is not running yet. */
+    /**
+     * Starts every worker that is not running yet. After {@link #stop()} the workers are closed and cannot run again:
+     * a WARN says so, and the health indicator reports DOWN.
+     */
     @Override
     public void start() {
+        if (stopped) {
+            log.warn("bull4j workers were stopped and are closed; they do not start again (restart the application)");
+        }
         for (Map.Entry<String, Worker> e : workers().entrySet()) {
             Worker worker = e.getValue();
             if (!worker.isRunning()) {
@@ -128,6 +135,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     @Override
     public void stop() {
         running = false;
+        stopped = true;
         closeAll();
     }
 
@@ -140,6 +148,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     @Override
     public void stop(Runnable callback) {
         running = false;
+        stopped = true;
         Thread t = new Thread(() -> {
             try {
                 closeAll();
@@ -186,6 +195,15 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * {@return false: a closed {@link Worker} cannot run again, so the workers take no part in a context's
+     * {@code pause()}/{@code restart()} and are stopped by its {@code stop()} or close}
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
     }
 
     /** {@return {@link #PHASE}} */

@@ -81,6 +81,10 @@ class SpringBootConditionsTest {
             worker = workers.workers().get("thumbnails");
             assertTrue(worker.isRunning(), "a Worker bean built with autorun(false) is started with the context");
             assertEquals(q, context.getBean(q + "Queue", Queue.class).name());
+            context.pause(); // a closed Worker cannot run again, so the workers take no part in pause and restart
+            assertTrue(worker.isRunning(), "context.pause() leaves the workers running");
+            context.restart();
+            assertTrue(worker.isRunning());
         } finally {
             context.close();
         }
