@@ -14,7 +14,16 @@ module io.bull4j {
     requires org.slf4j;
     requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
     requires static micrometer.core; // optional: only io.bull4j.micrometer uses it, loaded when the application does
+    // optional: only io.bull4j.spring (the Spring Boot auto-configuration) uses them, loaded by Spring Boot alone
+    requires static spring.core;
+    requires static spring.beans;
+    requires static spring.context;
+    requires static spring.aop;
+    requires static spring.boot;
+    requires static spring.boot.autoconfigure;
+    requires static spring.boot.health;
 
     exports io.bull4j;
     exports io.bull4j.micrometer;
+    exports io.bull4j.spring;
 }

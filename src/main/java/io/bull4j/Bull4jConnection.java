@@ -189,6 +189,18 @@ public final class Bull4jConnection implements AutoCloseable {
         return link.serverVersion();
     }
 
+    /**
+     * Reads the server's {@code maxmemory-policy} now, from {@code INFO memory} (one round trip), as a health check
+     * does: bull4j needs {@code noeviction} (see {@link QueueOptions#checkEvictionPolicy()}). On Redis Cluster it asks
+     * the node Lettuce routes {@code INFO} to.
+     *
+     * @return the policy, such as {@code "noeviction"}, or null when the server does not report one
+     * @throws RedisException when Redis cannot be reached or does not answer within the command timeout
+     */
+    public String maxmemoryPolicy() {
+        return link.maxmemoryPolicy();
+    }
+
     RedisLink link() {
         return link;
     }

@@ -38,6 +38,19 @@ import static org.junit.jupiter.api.Assertions.*;
 class ExamplesTest {
 
     @Test
+    void springBootExampleProcessesTheSignupsAndReportsHealth() {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        List<String> results = io.bull4j.examples.spring.SpringBootExample.run(
+                io.bull4j.support.RedisTestServer.get().bull4jUri(), new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        assertEquals(List.of("welcome mail sent to ana@example.com", "welcome mail sent to bo@example.com",
+                "welcome mail sent to chi@example.com"), results);
+        String out = buffer.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains("health: UP {redisVersion="), out);
+        assertTrue(out.contains("workers={emails={queue=emails, running=true"), out);
+        assertEquals(List.of(), redis().keys("bull4j-spring-example-*"), "the example's keys are deleted");
+    }
+
+    @Test
     void hourlyDigestRunsNowAndIsScheduledForTheTopOfTheNextHourInItsZone() throws Exception {
         String q = queueName("digest");
         java.time.ZoneId kolkata = java.time.ZoneId.of("Asia/Kolkata"); // UTC+5:30: its hours are not UTC's

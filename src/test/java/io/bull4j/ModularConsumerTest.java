@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * bull4j as an application gets it: module {@code io.bull4j} on the module path with exactly the runtime
  * dependencies Maven resolves for it (target/runtime-classpath.txt, written by the build), used from an
  * application class on the class path in a child JVM. Proves the module descriptor resolves against Lettuce,
- * Jackson and SLF4J (Micrometer, a static requirement, absent), exports the API packages only, loads its Lua
+ * Jackson and SLF4J (Micrometer and Spring, static requirements, absent), exports the API packages only, loads its Lua
  * scripts and version from inside the module,
  * and that Netty's epoll transport is not forced on users (Lettuce runs on NIO unless they add it).
  */
@@ -38,12 +38,18 @@ class ModularConsumerTest {
                 .orElseThrow(() -> new AssertionError("no module io.bull4j in " + CLASSES))
                 .descriptor();
         assertFalse(d.isAutomatic() || d.isOpen(), "an explicit, closed module");
-        assertEquals(List.of("io.bull4j", "io.bull4j.micrometer"), d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to "
+        assertEquals(List.of("io.bull4j", "io.bull4j.micrometer", "io.bull4j.spring"), d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to "
                 + e.targets() : "")).sorted().collect(Collectors.toList()));
         assertTrue(d.opens().isEmpty(), "opens nothing: " + d.opens());
         assertTrue(d.requires().stream().anyMatch(r -> r.name().equals("micrometer.core")
                 && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)), "Micrometer is optional: "
                 + d.requires());
+        for (String spring : List.of("spring.core", "spring.beans", "spring.context", "spring.boot",
+                "spring.boot.autoconfigure", "spring.boot.health")) {
+            assertTrue(d.requires().stream().anyMatch(r -> r.name().equals(spring)
+                    && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)), "Spring is optional: "
+                    + spring + " in " + d.requires());
+        }
         assertTrue(d.packages().stream().anyMatch(p -> p.startsWith("io.bull4j.internal")), d.packages().toString());
     }
 
@@ -53,6 +59,7 @@ class ModularConsumerTest {
         assertTrue(Files.isRegularFile(runtimeFile), runtimeFile + " is written by the build (maven-dependency-plugin)");
         String runtime = Files.readString(runtimeFile).trim();
         assertFalse(runtime.contains("micrometer"), "Micrometer is optional, not a dependency of bull4j: " + runtime);
+        assertFalse(runtime.contains("springframework"), "Spring is optional, not a dependency of bull4j: " + runtime);
         assertFalse(runtime.contains("netty-transport-native-epoll") || runtime.contains("netty-transport-classes-epoll"),
                 "epoll is the application's choice, not a dependency of bull4j: " + runtime);
 
@@ -89,7 +96,7 @@ class ModularConsumerTest {
             }
         }
         assertEquals("io.bull4j", seen.get("module"), out);
-        assertEquals("[io.bull4j, io.bull4j.micrometer]", seen.get("exports"), out);
+        assertEquals("[io.bull4j, io.bull4j.micrometer, io.bull4j.spring]", seen.get("exports"), out);
         assertEquals("false", seen.get("automatic"), out);
         assertEquals("false", seen.get("epollClass"), out);
         assertEquals("false", seen.get("lettuceEpoll"), out);

@@ -237,6 +237,15 @@ public final class RedisLink implements AutoCloseable {
         EvictionPolicyCheck.run(this);
     }
 
+    /**
+     * The server's {@code maxmemory-policy}, read now from {@code INFO memory} (one round trip), or null when the
+     * server does not report it. Throws as any command does when Redis cannot be reached.
+     */
+    public String maxmemoryPolicy() {
+        return EvictionPolicyCheck.field(Await.result(commands.info("memory"), commandTimeout, "INFO memory"),
+                "maxmemory_policy");
+    }
+
     public boolean isCluster() {
         return client instanceof RedisClusterClient;
     }

@@ -1,0 +1,68 @@
+package io.bull4j.spring;
+
+import io.bull4j.Bull4jConnection;
+import io.lettuce.core.RedisClient;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import java.time.Duration;
+
+/**
+ * The Spring Boot auto-configuration of bull4j (see {@code docs/spring-boot.md}): from the {@code bull4j.*}
+ * properties ({@link Bull4jProperties}) it declares
+ *
+ * <ul>
+ *   <li>a {@link Bull4jConnection}, shared by every queue and worker, closed last;</li>
+ *   <li>{@link Bull4jQueues}, the queues by name, and a {@code Queue} bean per name in {@code bull4j.queues};</li>
+ *   <li>{@link Bull4jWorkers}, which starts the workers (the application's {@code Worker} beans, its
+ *       {@link Bull4jWorker} methods and {@code bull4j.workers.*}) once the context is refreshed, and closes them
+ *       gracefully on shutdown.</li>
+ * </ul>
+ *
+ * <p>Each bean backs off when the application declares its own of that type. The health indicator and the
+ * Micrometer binders are in {@link Bull4jHealthAutoConfiguration} and {@link Bull4jMetricsAutoConfiguration}.
+ */
+@AutoConfiguration
+@ConditionalOnClass(RedisClient.class)
+@EnableConfigurationProperties(Bull4jProperties.class)
+public class Bull4jAutoConfiguration {
+    /** Created by Spring. */
+    public Bull4jAutoConfiguration() {
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Bull4jConnection bull4jConnection(Bull4jProperties properties) {
+        Bull4jProperties.Redis redis = properties.getRedis();
+        Duration timeout = redis.getCommandTimeout() != null ? redis.getCommandTimeout()
+                : Bull4jConnection.DEFAULT_COMMAND_TIMEOUT;
+        if (!redis.getClusterNodes().isEmpty()) {
+            return Bull4jConnection.createCluster(redis.getClusterNodes(), timeout);
+        }
+        return Bull4jConnection.create(redis.getUrl(), timeout);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Bull4jQueues bull4jQueues(Bull4jConnection connection, Bull4jProperties properties) {
+        return new Bull4jQueues(connection, properties.getPrefix());
+    }
+
+    @Bean
+    static QueueBeanRegistrar bull4jQueueBeanRegistrar() {
+        return new QueueBeanRegistrar();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Bull4jWorkers bull4jWorkers(Bull4jConnection connection, Bull4jProperties properties, Environment environment) {
+        Duration phase = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(Duration.ofSeconds(30));
+        return new Bull4jWorkers(connection, properties, phase);
+    }
+}

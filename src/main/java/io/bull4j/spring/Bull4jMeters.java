@@ -1,0 +1,72 @@
+package io.bull4j.spring;
+
+import io.bull4j.Queue;
+import io.bull4j.Worker;
+import io.bull4j.micrometer.QueueMetrics;
+import io.bull4j.micrometer.WorkerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import org.springframework.context.SmartLifecycle;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Binds bull4j's Micrometer binders to the application's {@link MeterRegistry}: a {@link QueueMetrics} per queue of
+ * {@link Bull4jQueues} and a {@link WorkerMetrics} per worker of {@link Bull4jWorkers}. It starts just before the
+ * workers (so their first jobs are counted) and stops just after them.
+ */
+final class Bull4jMeters implements SmartLifecycle {
+    private final MeterRegistry registry;
+    private final Bull4jQueues queues;
+    private final Bull4jWorkers workers;
+    private final Bull4jProperties.Metrics settings;
+    private final List<AutoCloseable> bound = new ArrayList<>();
+    private volatile boolean running;
+
+    Bull4jMeters(MeterRegistry registry, Bull4jQueues queues, Bull4jWorkers workers, Bull4jProperties.Metrics s) {
+        this.registry = registry;
+        this.queues = queues;
+        this.workers = workers;
+        this.settings = s;
+    }
+
+    @Override
+    public synchronized void start() {
+        for (Queue queue : queues.all().values()) {
+            QueueMetrics m = new QueueMetrics(queue, Tags.empty(), settings.getRefreshInterval());
+            m.bindTo(registry);
+            bound.add(m);
+        }
+        for (Map.Entry<String, Worker> e : workers.workers().entrySet()) {
+            WorkerMetrics m = new WorkerMetrics(e.getValue(), Tags.of("worker", e.getKey()), settings.getMaxJobNames());
+            m.bindTo(registry);
+            bound.add(m);
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void stop() {
+        running = false;
+        for (AutoCloseable m : bound) {
+            try {
+                m.close();
+            } catch (Exception ignored) {
+                // the binders' close does not throw
+            }
+        }
+        bound.clear();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return Bull4jWorkers.PHASE - 1;
+    }
+}
