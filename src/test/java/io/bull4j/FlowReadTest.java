@@ -78,6 +78,9 @@ class FlowReadTest {
 
     @Test
     void aNodeWithItsOwnPrefixIsStoredAndReadUnderIt() {
+        // the least-privilege user of docs/operations.md may touch only the bull: prefix
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.bull4j.support.AclUser.enabled(),
+                "another prefix is outside the ACL user's keys");
         String q = queueName("read-prefix");
         try (FlowProducer flows = new FlowProducer(queueOptions())) {
             flows.add(FlowJob.builder("p", q).options(JobOptions.builder().jobId("P").build())
