@@ -62,6 +62,10 @@ final class ChaosRun {
             return System.nanoTime() < deadline;
         }
 
+        Duration timeLeftDuration() {
+            return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        }
+
         /** Waits out a part of the fault schedule (the schedule is the point: nothing is being waited for). */
         void hold(Duration d) {
             long until = System.nanoTime() + d.toNanos();

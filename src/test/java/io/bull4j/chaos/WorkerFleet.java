@@ -120,7 +120,7 @@ final class WorkerFleet implements AutoCloseable {
         ready[slot] = false;
         List<String> args = List.of(redisUri, queue, String.valueOf(settings.concurrency()),
                 String.valueOf(settings.lockMs()), String.valueOf(settings.stalledMs()),
-                String.valueOf(settings.maxStalledCount()), history.toString(), name);
+                String.valueOf(settings.maxStalledCount()), history.toString(), name, settings.work());
         List<String> cmd = new ArrayList<>();
         Path workDir;
         if (engine == Engine.BULL4J) {
