@@ -132,6 +132,9 @@ final class ChaosRun {
             try (Producer producer = new Producer(uri, queue, producerLog, plan.jobs(), plan.addsPerSecond(),
                     plan.seed())) {
                 fleet.startAll();
+                // the faults and the jobs start once every worker takes jobs: on a loaded machine a JVM can take
+                // tens of seconds to get there, and the run would otherwise measure start-up, not faults
+                faults.append("FLEET_READY", "all", fleet.awaitAllReady(Duration.ofMinutes(3)));
                 producer.start();
                 Faults f = new Faults(fleet, redis, cluster, slot, faults, new Random(plan.seed()), plan.settings(),
                         plan.faultTime());
