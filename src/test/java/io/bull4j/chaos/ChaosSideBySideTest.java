@@ -56,10 +56,14 @@ class ChaosSideBySideTest {
                 new Case("SIGSTOP 2 x lock", fiveSeconds,
                         Scenarios.workerPause(Duration.ofSeconds(10), Duration.ofSeconds(5)), false),
                 // live workers that lose locks: no outside fault, the processors compute (busy-spin) for their
-                // 50 ms - 2 s; 4 per worker and 3 adds/s, about what 4 BullMQ processes (one job computing at a
-                // time each) can keep up with, so that a worker mostly has jobs waiting behind the one computing
-                new Case("CPU-bound jobs", defaults.cpuBound(4), Scenarios.none(), false, 3),
-                new Case("CPU-bound jobs", fiveSeconds.cpuBound(4), Scenarios.none(), false, 3),
+                // 50 ms - 2 s, 4 per worker. 3 adds/s is about what 4 BullMQ processes (one job computing at a
+                // time each) keep up with; 6 adds/s is a peak above it, so that a backlog forms and every worker
+                // has all its slots taken, jobs waiting behind the one computing
+                new Case("CPU-bound jobs, 3 adds/s", defaults.cpuBound(4), Scenarios.none(), false, 3),
+                new Case("CPU-bound jobs, 3 adds/s", fiveSeconds.cpuBound(4), Scenarios.none(), false, 3),
+                new Case("CPU-bound jobs, 6 adds/s (backlog)", defaults.cpuBound(4), Scenarios.none(), false, 6),
+                new Case("CPU-bound jobs, 6 adds/s (backlog)", fiveSeconds.cpuBound(4), Scenarios.none(), false,
+                        6),
                 new Case("CLIENT KILL every 3 s", defaults, Scenarios.clientKill(Duration.ofSeconds(3)), false),
                 new Case("CLIENT KILL every 3 s", fiveSeconds, Scenarios.clientKill(Duration.ofSeconds(3)), false),
                 new Case("Redis SHUTDOWN 3 s every 15 s", defaults,
