@@ -2,13 +2,16 @@
 // the same history lines (one JSON object per line: ev, mono = CLOCK_MONOTONIC ns, wall = epoch µs, fields),
 // each with a synchronous write so that a kill -9 loses no written line. SIGTERM closes the worker gracefully.
 // Usage: node chaos-worker.mjs <redisUrl> <queue> <concurrency> <lockMs> <stalledMs> <maxStalledCount>
-//                               <historyFile> <processName>
+//                               <historyFile> <processName> [sleep|spin]
+// "spin" makes the processor busy-spin (CPU-bound work, which blocks the event loop) for the job's duration instead
+// of sleeping.
 import fs from 'node:fs';
 import { Worker } from 'bullmq';
 
-const [url, queue, concurrency, lockMs, stalledMs, maxStalled, historyFile, proc] = process.argv.slice(2);
-if (!proc) {
-  console.error('usage: chaos-worker.mjs url queue concurrency lockMs stalledMs maxStalledCount history proc');
+const [url, queue, concurrency, lockMs, stalledMs, maxStalled, historyFile, proc, work = 'sleep'] =
+  process.argv.slice(2);
+if (!proc || !['sleep', 'spin'].includes(work)) {
+  console.error('usage: chaos-worker.mjs url queue concurrency lockMs stalledMs maxStalledCount history proc [sleep|spin]');
   process.exit(64);
 }
 
@@ -22,12 +25,34 @@ function append(ev, fields = {}) {
   fs.writeSync(fd, line);
 }
 
-append('BOOT', { proc, pid: process.pid, engine: 'bullmq' });
+append('BOOT', { proc, pid: process.pid, engine: 'bullmq', work });
+
+// A ticker on the event loop (the thread that also runs bullmq's lock renewal timer): a gap of more than a second
+// between two ticks means the process ran none of its timers meanwhile; written as BLOCKED with its length, so
+// that the checker can tell a lock lost to a blocked process from one lost under a valid lease.
+const TICK_MS = 100;
+let lastTick = process.hrtime.bigint();
+setInterval(() => {
+  const now = process.hrtime.bigint();
+  const gapMs = Number(now - lastTick) / 1e6;
+  if (gapMs > 1000) {
+    append('BLOCKED', { ms: gapMs });
+  }
+  lastTick = now;
+}, TICK_MS);
 
 const worker = new Worker(queue, async (job, token) => {
   append('START', { job: job.id, token, ats: job.attemptsStarted, atm: job.attemptsMade });
   // the job's work: long enough that kills and pauses land while jobs run
-  await new Promise((resolve) => setTimeout(resolve, job.data.ms));
+  if (work === 'spin') {
+    // CPU-bound work: the event loop runs nothing else until it ends
+    const until = process.hrtime.bigint() + BigInt(job.data.ms) * 1000000n;
+    while (process.hrtime.bigint() < until) {
+      // spin
+    }
+  } else {
+    await new Promise((resolve) => setTimeout(resolve, job.data.ms));
+  }
   append('END', { job: job.id, token });
   return { ok: true };
 }, {

@@ -92,7 +92,9 @@ public final class Bull4jConnection implements AutoCloseable {
      * @param uri {@code redis://[[user]:password@]host[:port][/db]}, or {@code rediss://} for TLS
      * @param options the connection's options, e.g. {@link ConnectionOptions#DEFAULTS}; not null
      * @return the connection
-     * @throws ValidationException when {@code options} is null or the URI cannot be parsed
+     * @throws ValidationException when {@code options} is null or the URI cannot be parsed: no scheme or an unknown
+     *         one, no host, a port that is not a number from 1 to 65535, a database that is not a number (refused
+     *         before any connection is tried)
      * @throws RedisException when Redis cannot be reached or does not answer within the command timeout
      * @throws Bull4jException when the server is older than Redis 6.2
      */

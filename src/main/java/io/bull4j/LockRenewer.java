@@ -45,6 +45,16 @@ final class LockRenewer {
         held.put(jobId, token);
     }
 
+    /**
+     * As {@link #track(String, String)}, for a lock taken no earlier than {@code takenNanos} (System.nanoTime):
+     * its lease runs from then, not from now.
+     */
+    void track(String jobId, String token, long takenNanos) {
+        leases.compute(jobId, (id, old) -> old != null && old.token().equals(token) ? old
+                : new Lease(token, takenNanos + TimeUnit.MILLISECONDS.toNanos(lockMs)));
+        held.put(jobId, token);
+    }
+
     /** Stops renewing the job's lock, keeping its lease (a finish may still be retried under it). */
     void untrack(String jobId) {
         held.remove(jobId);

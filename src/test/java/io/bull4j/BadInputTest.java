@@ -113,6 +113,17 @@ class BadInputTest {
                 kind("drainDelay zero", "drainDelay", () -> WorkerOptions.builder().drainDelay(Duration.ZERO)),
                 kind("connection URI blank", "uri", () -> Bull4jConnection.create(" ")),
                 kind("connection URI of another scheme", "uri", () -> Bull4jConnection.create("http://localhost")),
+                kind("connection URI port not a number", "uri",
+                        () -> Bull4jConnection.create("redis://127.0.0.1:notaport")),
+                kind("connection URI port out of range", "uri",
+                        () -> Bull4jConnection.create("redis://127.0.0.1:70000")),
+                kind("connection URI port 0", "uri", () -> Bull4jConnection.create("redis://bull4j-test.invalid:0")),
+                kind("connection URI without a host", "uri", () -> Bull4jConnection.create("redis://:6379/0")),
+                kind("connection URI without a scheme", "uri", () -> Bull4jConnection.create("127.0.0.1:6379")),
+                kind("connection URI database not a number", "uri",
+                        () -> Bull4jConnection.create("redis://127.0.0.1:1/first")),
+                kind("cluster seed port not a number", "seedUris", () -> Bull4jConnection.createCluster(
+                        List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:x7001"), Duration.ofSeconds(1))),
                 kind("command timeout zero", "commandTimeout", () -> ConnectionOptions.builder()
                         .commandTimeout(Duration.ZERO)),
                 kind("cluster without seeds", "seedUris", () -> Bull4jConnection.createCluster(List.of(),

@@ -62,6 +62,10 @@ final class ChaosRun {
             return System.nanoTime() < deadline;
         }
 
+        Duration timeLeftDuration() {
+            return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        }
+
         /** Waits out a part of the fault schedule (the schedule is the point: nothing is being waited for). */
         void hold(Duration d) {
             long until = System.nanoTime() + d.toNanos();
@@ -128,6 +132,9 @@ final class ChaosRun {
             try (Producer producer = new Producer(uri, queue, producerLog, plan.jobs(), plan.addsPerSecond(),
                     plan.seed())) {
                 fleet.startAll();
+                // the faults and the jobs start once every worker takes jobs: on a loaded machine a JVM can take
+                // tens of seconds to get there, and the run would otherwise measure start-up, not faults
+                faults.append("FLEET_READY", "all", fleet.awaitAllReady(Duration.ofMinutes(3)));
                 producer.start();
                 Faults f = new Faults(fleet, redis, cluster, slot, faults, new Random(plan.seed()), plan.settings(),
                         plan.faultTime());

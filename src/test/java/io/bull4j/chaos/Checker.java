@@ -19,8 +19,9 @@ import java.util.TreeSet;
  *
  * <p>A run is one processor execution: START to END in one worker process (END is absent when the process died or
  * the run was still going at the end). A job run more than once has "extra runs"; each is attributed to what made
- * its predecessor lose its lease between the two STARTs: a kill of its process, a SIGSTOP of it, a Redis-side
- * fault, or a lost lock the worker reported by itself. A later run that starts while an earlier one is still
+ * its predecessor lose its lease between the two STARTs: a kill of its process, a SIGSTOP of it, a time when its
+ * process ran none of its timers (BLOCKED: a busy event loop, a starved JVM), a Redis-side fault, or a lost lock
+ * the worker reported by itself. A later run that starts while an earlier one is still
  * executing in a live process with none of those causes is an overlap under a valid lock.
  */
 final class Checker {
@@ -55,6 +56,8 @@ final class Checker {
     private final Map<String, Long> exitAt = new HashMap<>();
     private final Map<String, List<Long>> killsAt = new HashMap<>();
     private final Map<String, List<Window>> pausedIn = new HashMap<>();
+    /** Per process, the times its ticker ran more than a second late (BLOCKED lines: from = mono - ms). */
+    private final Map<String, List<Window>> blockedIn = new HashMap<>();
     private final List<Window> redisFaults = new ArrayList<>();
     private final List<Long> crashes = new ArrayList<>(); // Redis kill -9
     private final Map<String, List<Long>> lockLostAt = new HashMap<>(); // key: proc + " " + job
@@ -73,6 +76,8 @@ final class Checker {
                 .add(new Run(e.proc(), e.job(), e.text("token"), e.mono(),
                         ends.get(e.proc() + " " + e.job() + " " + e.text("token")))));
         runsByJob.values().forEach(l -> l.sort(Comparator.comparingLong(Run::start)));
+        log.of("BLOCKED").forEach(e -> blockedIn.computeIfAbsent(e.proc(), k -> new ArrayList<>())
+                .add(new Window("blocked", e.mono() - (long) (e.fields().get("ms").asDouble() * 1e6), e.mono())));
         log.of("LOCK_LOST").forEach(e -> lockLostAt.computeIfAbsent(e.proc() + " " + e.job(),
                 k -> new ArrayList<>()).add(e.mono()));
     }
@@ -112,6 +117,10 @@ final class Checker {
         return pausedIn.getOrDefault(proc, List.of()).stream().anyMatch(w -> w.intersects(from, to));
     }
 
+    private boolean blockedBetween(String proc, long from, long to) {
+        return blockedIn.getOrDefault(proc, List.of()).stream().anyMatch(w -> w.intersects(from, to));
+    }
+
     /** Why {@code earlier} lost its lease before {@code laterStart}, or null when nothing explains it. */
     private String leaseLossCause(Run earlier, long laterStart) {
         // a START written between the KILL9 line and the process's death (the signal was on its way) was killed too
@@ -123,6 +132,9 @@ final class Checker {
         if (pausedIn.getOrDefault(earlier.proc(), List.of()).stream()
                 .anyMatch(w -> w.intersects(earlier.start(), laterStart))) {
             return "pause";
+        }
+        if (blockedBetween(earlier.proc(), earlier.start(), laterStart)) {
+            return "process blocked";
         }
         for (Window w : redisFaults) {
             if (w.intersects(earlier.start(), laterStart)) {
@@ -226,6 +238,10 @@ final class Checker {
                     // the later run is the stale one: its process fetched the job before a pause, its lock expired
                     // meanwhile and another worker ran the job; on SIGCONT it started the job all the same
                     cause = "pause of the process that ran it again";
+                }
+                if (cause == null && blockedBetween(later.proc(), previous.start(), later.start())) {
+                    // the same with a blocked process: the fetched job waited behind CPU-bound work
+                    cause = "block of the process that ran it again";
                 }
                 v.extraRunCauses.merge(cause == null ? "unattributed" : cause, 1, Integer::sum);
                 for (int j = 0; j < i; j++) {

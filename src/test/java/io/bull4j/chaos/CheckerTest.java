@@ -106,6 +106,43 @@ class CheckerTest {
     }
 
     @Test
+    void overlapWhileTheEarlierProcessWasBlockedIsALeaseLoss() throws IOException {
+        added("j1");
+        run("w1.0", "j1", "t1", 1_000, 9_000L);
+        line("w1.0", "BLOCKED", 8_000, "ms", "6500"); // its event loop ran nothing from 1.5 s to 8 s
+        run("w2.0", "j1", "t2", 7_000, 7_500L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of(), v.violations());
+        assertEquals(Map.of("process blocked", 1), v.extraRunCauses);
+        assertEquals(1, v.overlapsAfterLeaseLoss);
+    }
+
+    @Test
+    void aBlockOutsideTheRunDoesNotExplainAnOverlap() throws IOException {
+        added("j1");
+        line("w1.0", "BLOCKED", 900, "ms", "800"); // before the run started
+        run("w1.0", "j1", "t1", 1_000, 9_000L);
+        run("w2.0", "j1", "t2", 7_000, 7_500L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(1, v.overlapsUnderValidLock.size(), v.toString());
+        assertEquals(Map.of("unattributed", 1), v.extraRunCauses);
+    }
+
+    @Test
+    void staleStartByAProcessThatWasBlockedIsALeaseLossOfThatProcess() throws IOException {
+        added("j1");
+        run("w2.0", "j1", "t2", 3_000, 3_100L);
+        line("w1.0", "BLOCKED", 10_000, "ms", "9000"); // w1.0 had fetched j1, then computed for 9 s
+        run("w1.0", "j1", "t1", 10_001, 10_500L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of(), v.violations());
+        assertEquals(Map.of("block of the process that ran it again", 1), v.extraRunCauses);
+    }
+
+    @Test
     void startWrittenWhileTheKillSignalWasOnItsWayIsKilledNotAnOverlap() throws IOException {
         added("j1");
         line("faults", "KILL9", 1_000, "proc", "w1.0");

@@ -7,6 +7,11 @@ final class Scenarios {
     private Scenarios() {
     }
 
+    /** No fault from outside: the workload is the fault (CPU-bound processors). */
+    static Nemesis none() {
+        return f -> f.hold(f.timeLeftDuration());
+    }
+
     /** kill -9 of a random running worker every {@code every}; its slot is restarted 1 s later. */
     static Nemesis workerKill9(Duration every) {
         return f -> {

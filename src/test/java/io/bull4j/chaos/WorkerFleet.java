@@ -67,7 +67,11 @@ final class WorkerFleet implements AutoCloseable {
         return ready[slot] && slots[slot].isAlive();
     }
 
-    /** A random slot whose process is ready, or -1 when none is. */
+    /**
+     * A random slot whose process is ready, while another one is ready too (so that a worker is left to recover the
+     * jobs of the one hit), or -1 when fewer than two are: on a loaded machine a restarted process can take longer
+     * to get ready than the nemesis's period, and hitting the last live worker would measure start-up time.
+     */
     synchronized int randomReadySlot(Random random) {
         List<Integer> live = new ArrayList<>();
         for (int i = 0; i < slots.length; i++) {
@@ -75,7 +79,23 @@ final class WorkerFleet implements AutoCloseable {
                 live.add(i);
             }
         }
-        return live.isEmpty() ? -1 : live.get(random.nextInt(live.size()));
+        return live.size() < 2 ? -1 : live.get(random.nextInt(live.size()));
+    }
+
+    /** Polls until every slot's process is ready, at most {@code limit}; returns whether they all are. */
+    boolean awaitAllReady(java.time.Duration limit) {
+        long until = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < until) {
+            boolean all = true;
+            for (int i = 0; i < slots.length; i++) {
+                all &= isReady(i);
+            }
+            if (all) {
+                return true;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // polls the histories for READY
+        }
+        return false;
     }
 
     private Path history(String name) {
@@ -120,7 +140,7 @@ final class WorkerFleet implements AutoCloseable {
         ready[slot] = false;
         List<String> args = List.of(redisUri, queue, String.valueOf(settings.concurrency()),
                 String.valueOf(settings.lockMs()), String.valueOf(settings.stalledMs()),
-                String.valueOf(settings.maxStalledCount()), history.toString(), name);
+                String.valueOf(settings.maxStalledCount()), history.toString(), name, settings.work());
         List<String> cmd = new ArrayList<>();
         Path workDir;
         if (engine == Engine.BULL4J) {

@@ -1,7 +1,20 @@
 package io.bull4j.chaos;
 
-/** The worker options a run uses, the same for both engines. */
-record WorkerSettings(String label, int concurrency, long lockMs, long stalledMs, int maxStalledCount) {
+/**
+ * The worker options a run uses, the same for both engines, and the kind of work the processor does: {@code sleep}
+ * (waits, as I/O-bound work does) or {@code spin} (computes, CPU-bound, for the job's duration).
+ */
+record WorkerSettings(String label, int concurrency, long lockMs, long stalledMs, int maxStalledCount, String work) {
+    WorkerSettings(String label, int concurrency, long lockMs, long stalledMs, int maxStalledCount) {
+        this(label, concurrency, lockMs, stalledMs, maxStalledCount, "sleep");
+    }
+
+    /** The same options with CPU-bound processors and {@code concurrency} per worker. */
+    WorkerSettings cpuBound(int concurrency) {
+        return new WorkerSettings(label + ", concurrency " + concurrency + ", CPU-bound", concurrency, lockMs,
+                stalledMs, maxStalledCount, "spin");
+    }
+
     /** The libraries' defaults: 30 s locks, a stalled check every 30 s, one stall allowed. */
     static WorkerSettings defaults(int concurrency) {
         return new WorkerSettings("defaults (lock 30 s, stalled 30 s)", concurrency, 30_000, 30_000, 1);

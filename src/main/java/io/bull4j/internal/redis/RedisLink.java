@@ -119,12 +119,7 @@ public final class RedisLink implements AutoCloseable {
 
     /** As {@link #open(String, Duration)}, with the reconnect backoff's bounds. */
     public static RedisLink open(String uri, Duration commandTimeout, Duration reconnectMin, Duration reconnectMax) {
-        RedisURI redisUri;
-        try {
-            redisUri = RedisURI.create(Objects.requireNonNull(uri, "uri"));
-        } catch (IllegalArgumentException e) {
-            throw new ValidationException("uri", e.getMessage());
-        }
+        RedisURI redisUri = RedisUris.parse("uri", uri);
         ClientResources resources = resources(reconnectMin, reconnectMax);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
@@ -155,11 +150,7 @@ public final class RedisLink implements AutoCloseable {
         List<RedisURI> uris = new ArrayList<>(seedUris.size());
         for (String uri : seedUris) {
             ValidationException.check(uri != null && !uri.isBlank(), "seedUris", "must not hold blanks");
-            try {
-                uris.add(RedisURI.create(uri));
-            } catch (IllegalArgumentException e) {
-                throw new ValidationException("seedUris", e.getMessage());
-            }
+            uris.add(RedisUris.parse("seedUris", uri));
         }
         ClientResources resources = resources(reconnectMin, reconnectMax);
         RedisClusterClient client = RedisClusterClient.create(resources, uris);

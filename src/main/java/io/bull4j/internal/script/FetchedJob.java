@@ -23,6 +23,11 @@ public final class FetchedJob {
         this.rateLimitMs = rateLimitMs;
     }
 
+    /** A job read from Redis rather than returned by a fetch (a fetch whose reply was lost, found again). */
+    public static FetchedJob of(String id, Map<String, String> fields) {
+        return new FetchedJob(id, Map.copyOf(fields), 0, 0, 0);
+    }
+
     /** Parses {fields, id, 0, 0, readyCount} or {0, 0, rateLimitMs, nextDelayedMs}. */
     static FetchedJob parse(List<Object> reply) {
         Object id = reply.get(1);
