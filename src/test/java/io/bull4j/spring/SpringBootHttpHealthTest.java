@@ -11,6 +11,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -58,6 +59,8 @@ class SpringBootHttpHealthTest {
     int port;
     @Autowired
     Bull4jConnection connection;
+    @Autowired
+    ApplicationContext context;
 
     @Test
     void healthOverHttpShowsTheBull4jComponentUpWithItsDetails() throws Exception {
@@ -82,5 +85,7 @@ class SpringBootHttpHealthTest {
         assertTrue(pings.path("running").asBoolean(), response.body());
         assertTrue(pings.path("activeJobs").isInt(), response.body()); // Worker.activeCount(): slots in use
         assertFalse(pings.path("paused").asBoolean(true), response.body());
+        assertEquals(0, context.getBeanNamesForType(io.bull4j.Telemetry.class).length,
+                "no OpenTelemetry bean, so no tracing (SpringBootTracingTest has one)");
     }
 }
