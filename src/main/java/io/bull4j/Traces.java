@@ -53,15 +53,20 @@ final class Traces {
     }
 
     private static Telemetry.Span startProducer(Telemetry t, String name, String queue, String operation) {
+        Telemetry.Span span;
         try {
-            Telemetry.Span span = t.startProducer(name);
-            span.setAttribute(QUEUE_NAME, queue);
-            span.setAttribute(QUEUE_OPERATION, operation);
-            return span;
+            span = t.startProducer(name);
         } catch (RuntimeException e) {
             log.warn("telemetry: cannot start span {}", name, e);
             return null;
         }
+        if (span != null) {
+            guard(() -> {
+                span.setAttribute(QUEUE_NAME, queue);
+                span.setAttribute(QUEUE_OPERATION, operation);
+            });
+        }
+        return span;
     }
 
     /** The span's context to store in the job, or null for none. */
@@ -140,19 +145,24 @@ final class Traces {
      */
     static Telemetry.Span startProcess(Telemetry t, Job job, String workerId, String workerName) {
         String name = "process " + job.queueName();
+        Telemetry.Span span;
         try {
-            Telemetry.Span span = t.startConsumer(name, storedMetadata(job.fields().get("opts")));
-            span.setAttribute(QUEUE_NAME, job.queueName());
-            span.setAttribute(QUEUE_OPERATION, "process");
-            span.setAttribute(WORKER_ID, workerId);
-            span.setAttribute(WORKER_NAME, workerName);
-            span.setAttribute(JOB_ID, job.id());
-            span.setAttribute(JOB_NAME, job.name());
-            return span;
+            span = t.startConsumer(name, storedMetadata(job.fields().get("opts")));
         } catch (RuntimeException e) {
             log.warn("telemetry: cannot start span {}", name, e);
             return null;
         }
+        if (span != null) {
+            guard(() -> {
+                span.setAttribute(QUEUE_NAME, job.queueName());
+                span.setAttribute(QUEUE_OPERATION, "process");
+                span.setAttribute(WORKER_ID, workerId);
+                span.setAttribute(WORKER_NAME, workerName);
+                span.setAttribute(JOB_ID, job.id());
+                span.setAttribute(JOB_NAME, job.name());
+            });
+        }
+        return span;
     }
 
     /** The context a producer stored in the job's options ({@code tm}), or null. */

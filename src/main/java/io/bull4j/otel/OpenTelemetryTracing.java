@@ -147,7 +147,7 @@ public final class OpenTelemetryTracing implements Telemetry {
             Map<String, String> carrier = new LinkedHashMap<>();
             propagator.inject(context, carrier, Map::put);
             if (carrier.isEmpty()) {
-                return null; // no propagator, or a span that is not sampled nor recorded: nothing to continue
+                return null; // no propagator (the no-op OpenTelemetry) or no valid span: nothing to continue
             }
             try {
                 return JSON.writeValueAsString(carrier);

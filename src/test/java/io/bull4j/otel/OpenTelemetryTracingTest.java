@@ -237,6 +237,24 @@ class OpenTelemetryTracingTest {
     }
 
     @Test
+    void theNoOpOpenTelemetryStoresNothing() throws Exception {
+        String q = TestRedis.queueName("otel-noop");
+        OpenTelemetryTracing noop = OpenTelemetryTracing.create(io.opentelemetry.api.OpenTelemetry.noop());
+        try (Queue queue = new Queue(q, queueOptions(noop))) {
+            Job job = queue.add("quiet", Map.of());
+            assertEquals("{\"attempts\":0}", TestRedis.hash(q, job.id()).get("opts"), "no propagator, no tm");
+            Worker worker = new Worker(q, j -> "ok", workerOptions(noop).build());
+            try {
+                TestRedis.eventually(WAIT, () -> "\"ok\"".equals(TestRedis.hash(q, job.id()).get("returnvalue")),
+                        "the job ran");
+            } finally {
+                worker.close();
+            }
+        }
+        assertEquals(List.of(), exporter.getFinishedSpanItems(), "the SDK of this test saw nothing");
+    }
+
+    @Test
     void theCoreNeverReferencesOpenTelemetry() throws IOException {
         // the classes of io.bull4j, io.bull4j.internal.* and the rest of io.bull4j.spring name no OpenTelemetry
         // type, so an application without it never loads one (ModularConsumerTest runs a job without it on the
