@@ -14,6 +14,9 @@ module io.bull4j {
     requires org.slf4j;
     requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
     requires static micrometer.core; // optional: only io.bull4j.micrometer uses it, loaded when the application does
+    // optional: only io.bull4j.otel uses them, loaded when the application gives an OpenTelemetryTracing
+    requires static io.opentelemetry.api;
+    requires static io.opentelemetry.context;
     // optional: only io.bull4j.spring (the Spring Boot auto-configuration) uses them, loaded by Spring Boot alone
     requires static spring.core;
     requires static spring.beans;
@@ -25,5 +28,6 @@ module io.bull4j {
 
     exports io.bull4j;
     exports io.bull4j.micrometer;
+    exports io.bull4j.otel;
     exports io.bull4j.spring;
 }

@@ -56,6 +56,8 @@ final class JobRunner {
     private volatile java.util.function.LongConsumer rateLimited = ms -> { };
     private volatile boolean noFetchNext;
     private volatile boolean paused;
+    /** The span of each running attempt, by job id; only with {@link WorkerOptions#telemetry()}. */
+    private final Map<String, Telemetry.Span> spans = new ConcurrentHashMap<>();
 
     JobRunner(QueueContext ctx, WorkerOptions opts, Processor processor, ExecutorService executor, Slots slots,
               LockRenewer locks, ListenerBus bus, Worker.Tokens tokens) {
@@ -212,6 +214,13 @@ final class JobRunner {
         running.put(job.id(), Thread.currentThread());
         JobControl.Run run = control.start(job, Thread.currentThread(), slot);
         boolean late = false;
+        Telemetry.Span span = opts.telemetry() == null ? null
+                : Traces.startProcess(opts.telemetry(), job, tokens.workerId(), opts.name());
+        Telemetry.Scope scope = null;
+        if (span != null) {
+            spans.put(job.id(), span);
+            scope = Traces.makeCurrent(span);
+        }
         try {
             job.onProgress((j, p) -> bus.emit(l -> l.onProgress(j, p)));
             bus.emit(l -> l.onActive(job));
@@ -256,6 +265,11 @@ final class JobRunner {
             bus.emit(l -> l.onError(e));
             return null;
         } finally {
+            if (span != null) {
+                Traces.close(scope);
+                spans.remove(job.id(), span);
+                Traces.endProcess(span, job, ctx.now());
+            }
             running.remove(job.id(), Thread.currentThread());
             if (!late) { // a job let go was accounted for then (it may even run here again by now)
                 interruptedByClose.remove(job.id());
@@ -342,6 +356,7 @@ final class JobRunner {
             throw e;
         }
         Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
+        Traces.completed(spans.get(job.id()), json, job.attemptsMade() + 1);
         bus.emit(l -> l.onCompleted(done, result));
         return r.nextToken != null ? next : null; // null: no next job was asked for
     }
@@ -378,6 +393,7 @@ final class JobRunner {
                 }
                 Job retried = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                         "delay", delay.toMillis());
+                Traces.failed(spans.get(job.id()), reason, error, attemptsMade);
                 bus.emit(l -> l.onRetrying(retried, error, delay));
                 bus.emit(l -> l.onFailed(retried, error));
                 return null;
@@ -390,6 +406,7 @@ final class JobRunner {
                 sent -> finishApplied(job, r, sent));
         Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                 "finishedOn", r.now);
+        Traces.failed(spans.get(job.id()), reason, error, attemptsMade);
         bus.emit(l -> l.onFailed(failed, error));
         return r.nextToken != null ? next : null; // null: no next job was asked for
     }

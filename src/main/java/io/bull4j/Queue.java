@@ -167,7 +167,23 @@ public final class Queue implements AutoCloseable {
      * @return the job as added, once Redis has it
      */
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
-        Prepared p = prepare(name, data, options);
+        Telemetry telemetry = opts.telemetry();
+        if (telemetry == null) {
+            return send(prepare(name, data, options, null));
+        }
+        Telemetry.Span span = Traces.startAdd(telemetry, ctx.name(), name);
+        CompletableFuture<Job> added;
+        try {
+            added = send(prepare(name, data, options, Traces.metadata(span)));
+        } catch (RuntimeException e) {
+            Traces.endAdd(span, name, null, e);
+            throw e;
+        }
+        return Traces.endingWith(added, (job, error) -> Traces.endAdd(span, name, job == null ? null : job.id(),
+                error));
+    }
+
+    private CompletableFuture<Job> send(Prepared p) {
         return Await.within(AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0))),
                 ctx.link.commandTimeout(), "add");
     }
@@ -201,11 +217,29 @@ public final class Queue implements AutoCloseable {
      */
     public CompletableFuture<List<Job>> addBulkAsync(List<BulkJob> jobs) {
         ValidationException.check(jobs != null, "jobs", "must not be null");
+        Telemetry telemetry = opts.telemetry();
+        if (telemetry == null) {
+            return sendBulk(jobs, null);
+        }
+        List<String> names = new ArrayList<>(jobs.size());
+        jobs.forEach(j -> names.add(j == null ? null : j.name()));
+        Telemetry.Span span = Traces.startAddBulk(telemetry, ctx.name(), names);
+        CompletableFuture<List<Job>> added;
+        try {
+            added = sendBulk(jobs, Traces.metadata(span));
+        } catch (RuntimeException e) {
+            Traces.endAddBulk(span, e);
+            throw e;
+        }
+        return Traces.endingWith(added, (done, error) -> Traces.endAddBulk(span, error));
+    }
+
+    private CompletableFuture<List<Job>> sendBulk(List<BulkJob> jobs, String traceMetadata) {
         List<Prepared> prepared = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             BulkJob j = jobs.get(i);
             ValidationException.check(j != null, "jobs[" + i + "]", "must not be null");
-            prepared.add(prepare(j.name(), j.data(), j.options()));
+            prepared.add(prepare(j.name(), j.data(), j.options(), traceMetadata));
         }
         List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
         Duration budget = bulkBudget(jobs);
@@ -263,7 +297,9 @@ public final class Queue implements AutoCloseable {
         Map<String, String> fields;
     }
 
-    private Prepared prepare(String name, Object data, JobOptions options) {
+    /** Validates and encodes a job; {@code traceMetadata} (or null) is the add span's context, stored as BullMQ does.
+     */
+    private Prepared prepare(String name, Object data, JobOptions options, String traceMetadata) {
         checkOpen();
         ValidationException.check(name != null, "name", "must not be null");
         JobOptions o = options == null ? opts.defaultJobOptions() : options.withDefaults(opts.defaultJobOptions());
@@ -277,6 +313,9 @@ public final class Queue implements AutoCloseable {
         JobOptions.checkDue(timestamp, o.delay(), "delay");
         // the queue's defaults are written the same way for every add that gives no options: encode them once
         String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
+        if (traceMetadata != null) {
+            optsJson = Traces.withMetadata(optsJson, traceMetadata);
+        }
         Prepared p = new Prepared();
         p.spec = new AddJob.Spec(o.jobId(), name, timestamp, json, optsJson, o.delay().toMillis(), o.priority(),
                 o.lifo());

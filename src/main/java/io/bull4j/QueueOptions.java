@@ -26,6 +26,7 @@ public final class QueueOptions {
     private final boolean checkEvictionPolicy;
     private final Clock clock;
     private final boolean skipMetasUpdate;
+    private final Telemetry telemetry;
 
     private QueueOptions(Builder b) {
         prefix = b.prefix;
@@ -36,6 +37,7 @@ public final class QueueOptions {
         checkEvictionPolicy = b.checkEvictionPolicy;
         clock = b.clock;
         skipMetasUpdate = b.skipMetasUpdate;
+        telemetry = b.telemetry;
     }
 
     /** {@return a builder with every option at its default} */
@@ -54,6 +56,7 @@ public final class QueueOptions {
         b.checkEvictionPolicy = checkEvictionPolicy;
         b.clock = clock;
         b.skipMetasUpdate = skipMetasUpdate;
+        b.telemetry = telemetry;
         return b;
     }
 
@@ -75,6 +78,8 @@ public final class QueueOptions {
      * {@return whether the queue leaves the {@code meta} hash alone when it opens (BullMQ's {@code skipMetasUpdate})}
      */
     public boolean skipMetasUpdate() { return skipMetasUpdate; }
+    /** {@return the tracing hook of adds, or null for none} */
+    public Telemetry telemetry() { return telemetry; }
 
     @Override
     public boolean equals(Object o) {
@@ -82,7 +87,8 @@ public final class QueueOptions {
         QueueOptions x = (QueueOptions) o;
         return prefix.equals(x.prefix) && connection == x.connection && defaultJobOptions.equals(x.defaultJobOptions)
                 && maxLenEvents == x.maxLenEvents && objectMapper == x.objectMapper && clock.equals(x.clock)
-                && skipMetasUpdate == x.skipMetasUpdate && checkEvictionPolicy == x.checkEvictionPolicy;
+                && skipMetasUpdate == x.skipMetasUpdate && checkEvictionPolicy == x.checkEvictionPolicy
+                && telemetry == x.telemetry;
     }
 
     @Override
@@ -94,7 +100,8 @@ public final class QueueOptions {
     public String toString() {
         return "QueueOptions{prefix=" + prefix + ", connection=" + (connection == null ? "own" : "shared")
                 + ", defaultJobOptions=" + defaultJobOptions + ", maxLenEvents=" + maxLenEvents
-                + ", checkEvictionPolicy=" + checkEvictionPolicy + (skipMetasUpdate ? ", skipMetasUpdate" : "") + "}";
+                + ", checkEvictionPolicy=" + checkEvictionPolicy + (skipMetasUpdate ? ", skipMetasUpdate" : "")
+                + (telemetry != null ? ", telemetry=" + telemetry : "") + "}";
     }
 
     /**
@@ -110,6 +117,7 @@ public final class QueueOptions {
         private boolean checkEvictionPolicy = true;
         private Clock clock = Clock.systemUTC();
         private boolean skipMetasUpdate;
+        private Telemetry telemetry;
 
         private Builder() {
         }
@@ -210,6 +218,20 @@ public final class QueueOptions {
          */
         public Builder skipMetasUpdate(boolean skip) {
             this.skipMetasUpdate = skip;
+            return this;
+        }
+
+        /**
+         * Traces each {@link Queue#add add} and {@link Queue#addBulk addBulk} in a producer span and stores the
+         * span's context in the job ({@code opts.tm}, as BullMQ's {@code telemetry} option does), so that the
+         * worker's span, Java or Node, continues the trace. Use {@code io.bull4j.otel.OpenTelemetryTracing} for
+         * OpenTelemetry. Default: none, nothing traced or stored (docs/observability.md).
+         *
+         * @param telemetry the hook, or null for none
+         * @return this builder
+         */
+        public Builder telemetry(Telemetry telemetry) {
+            this.telemetry = telemetry;
             return this;
         }
 

@@ -512,5 +512,10 @@ public final class Worker implements AutoCloseable {
         String next() {
             return workerId + ":" + n.incrementAndGet();
         }
+
+        /** The worker's id, the first part of its tokens (BullMQ's {@code worker.id}). */
+        String workerId() {
+            return workerId;
+        }
     }
 }

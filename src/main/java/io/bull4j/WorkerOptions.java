@@ -62,6 +62,7 @@ public final class WorkerOptions {
     private final int metricsMaxDataPoints;
     private final Duration timeout;
     private final String deadLetterQueue;
+    private final Telemetry telemetry;
 
     private WorkerOptions(Builder b) {
         concurrency = b.concurrency;
@@ -91,6 +92,7 @@ public final class WorkerOptions {
         metricsMaxDataPoints = b.metricsMaxDataPoints;
         timeout = b.timeout;
         deadLetterQueue = b.deadLetterQueue;
+        telemetry = b.telemetry;
     }
 
     /** {@return a builder with every option at its default} */
@@ -127,6 +129,7 @@ public final class WorkerOptions {
         b.metricsMaxDataPoints = metricsMaxDataPoints;
         b.timeout = timeout;
         b.deadLetterQueue = deadLetterQueue;
+        b.telemetry = telemetry;
         return b;
     }
 
@@ -199,6 +202,9 @@ public final class WorkerOptions {
     /** {@return the queue that gets a copy of each job that fails for good, or null for none} */
     public String deadLetterQueue() { return deadLetterQueue; }
 
+    /** {@return the tracing hook of attempts, or null for none} */
+    public Telemetry telemetry() { return telemetry; }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof WorkerOptions)) return false;
@@ -216,7 +222,8 @@ public final class WorkerOptions {
                 && Objects.equals(limiterDuration, x.limiterDuration)
                 && maximumRateLimitDelay.equals(x.maximumRateLimitDelay)
                 && metricsMaxDataPoints == x.metricsMaxDataPoints
-                && Objects.equals(timeout, x.timeout) && Objects.equals(deadLetterQueue, x.deadLetterQueue);
+                && Objects.equals(timeout, x.timeout) && Objects.equals(deadLetterQueue, x.deadLetterQueue)
+                && telemetry == x.telemetry;
     }
 
     @Override
@@ -238,7 +245,8 @@ public final class WorkerOptions {
                 + ", maximumRateLimitDelay=" + maximumRateLimitDelay
                 + (metricsMaxDataPoints > 0 ? ", metrics=" + metricsMaxDataPoints : "")
                 + (timeout != null ? ", timeout=" + timeout : "")
-                + (deadLetterQueue != null ? ", deadLetterQueue=" + deadLetterQueue : "") + "}";
+                + (deadLetterQueue != null ? ", deadLetterQueue=" + deadLetterQueue : "")
+                + (telemetry != null ? ", telemetry=" + telemetry : "") + "}";
     }
 
     /**
@@ -272,6 +280,7 @@ public final class WorkerOptions {
         private int metricsMaxDataPoints;
         private Duration timeout;
         private String deadLetterQueue;
+        private Telemetry telemetry;
 
         private Builder() {
         }
@@ -625,6 +634,21 @@ public final class WorkerOptions {
             ValidationException.check(queueName == null || queueName.indexOf(':') < 0, "deadLetterQueue",
                     "must not contain ':' (was \"" + queueName + "\")");
             this.deadLetterQueue = queueName;
+            return this;
+        }
+
+        /**
+         * Traces each attempt of a job in a consumer span ({@code process <queue>}) whose parent is the context its
+         * producer stored in the job ({@code opts.tm}, by a bull4j queue or a BullMQ one with {@code telemetry}), as
+         * BullMQ's worker does; the span is current on the job's thread while the processor runs. Use
+         * {@code io.bull4j.otel.OpenTelemetryTracing} for OpenTelemetry. Default: none, nothing traced
+         * (docs/observability.md).
+         *
+         * @param telemetry the hook, or null for none
+         * @return this builder
+         */
+        public Builder telemetry(Telemetry telemetry) {
+            this.telemetry = telemetry;
             return this;
         }
 

@@ -30,6 +30,8 @@
  *       where it is.</li>
  *   <li>{@link io.bull4j.QueueEvents}: follows the queue's events stream ({@link io.bull4j.QueueEvent}), and
  *       lets callers wait for jobs to finish.</li>
+ *   <li>{@link io.bull4j.Telemetry}: the tracing hook of queues and workers (BullMQ's {@code telemetry}); the
+ *       package {@code io.bull4j.otel} implements it on OpenTelemetry.</li>
  * </ul>
  *
  * <h2>Conventions</h2>

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * bull4j as an application gets it: module {@code io.bull4j} on the module path with exactly the runtime
  * dependencies Maven resolves for it (target/runtime-classpath.txt, written by the build), used from an
  * application class on the class path in a child JVM. Proves the module descriptor resolves against Lettuce,
- * Jackson and SLF4J (Micrometer and Spring, static requirements, absent), exports the API packages only, loads its Lua
+ * Jackson and SLF4J (Micrometer, OpenTelemetry and Spring, static requirements, absent), exports the API packages only, loads its Lua
  * scripts and version from inside the module,
  * and that Netty's epoll transport is not forced on users (Lettuce runs on NIO unless they add it).
  */
@@ -38,12 +38,17 @@ class ModularConsumerTest {
                 .orElseThrow(() -> new AssertionError("no module io.bull4j in " + CLASSES))
                 .descriptor();
         assertFalse(d.isAutomatic() || d.isOpen(), "an explicit, closed module");
-        assertEquals(List.of("io.bull4j", "io.bull4j.micrometer", "io.bull4j.spring"), d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to "
+        assertEquals(List.of("io.bull4j", "io.bull4j.micrometer", "io.bull4j.otel", "io.bull4j.spring"), d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to "
                 + e.targets() : "")).sorted().collect(Collectors.toList()));
         assertTrue(d.opens().isEmpty(), "opens nothing: " + d.opens());
         assertTrue(d.requires().stream().anyMatch(r -> r.name().equals("micrometer.core")
                 && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)), "Micrometer is optional: "
                 + d.requires());
+        for (String otel : List.of("io.opentelemetry.api", "io.opentelemetry.context")) {
+            assertTrue(d.requires().stream().anyMatch(r -> r.name().equals(otel)
+                    && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)), "OpenTelemetry is optional: "
+                    + otel + " in " + d.requires());
+        }
         for (String spring : List.of("spring.core", "spring.beans", "spring.context", "spring.boot",
                 "spring.boot.autoconfigure", "spring.boot.health")) {
             assertTrue(d.requires().stream().anyMatch(r -> r.name().equals(spring)
@@ -59,6 +64,8 @@ class ModularConsumerTest {
         assertTrue(Files.isRegularFile(runtimeFile), runtimeFile + " is written by the build (maven-dependency-plugin)");
         String runtime = Files.readString(runtimeFile).trim();
         assertFalse(runtime.contains("micrometer"), "Micrometer is optional, not a dependency of bull4j: " + runtime);
+        assertFalse(runtime.contains("opentelemetry"), "OpenTelemetry is optional, not a dependency of bull4j: "
+                + runtime);
         assertFalse(runtime.contains("springframework"), "Spring is optional, not a dependency of bull4j: " + runtime);
         assertFalse(runtime.contains("netty-transport-native-epoll") || runtime.contains("netty-transport-classes-epoll"),
                 "epoll is the application's choice, not a dependency of bull4j: " + runtime);
@@ -96,7 +103,8 @@ class ModularConsumerTest {
             }
         }
         assertEquals("io.bull4j", seen.get("module"), out);
-        assertEquals("[io.bull4j, io.bull4j.micrometer, io.bull4j.spring]", seen.get("exports"), out);
+        assertEquals("[io.bull4j, io.bull4j.micrometer, io.bull4j.otel, io.bull4j.spring]", seen.get("exports"), out);
+        assertEquals("false", seen.get("otelClass"), "the job ran without OpenTelemetry on any path: " + out);
         assertEquals("false", seen.get("automatic"), out);
         assertEquals("false", seen.get("epollClass"), out);
         assertEquals("false", seen.get("lettuceEpoll"), out);

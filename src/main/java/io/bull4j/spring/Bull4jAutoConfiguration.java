@@ -1,7 +1,10 @@
 package io.bull4j.spring;
 
 import io.bull4j.Bull4jConnection;
+import io.bull4j.QueueOptions;
+import io.bull4j.Telemetry;
 import io.lettuce.core.RedisClient;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -25,7 +28,9 @@ import java.time.Duration;
  * </ul>
  *
  * <p>Each bean backs off when the application declares its own of that type. The health indicator and the
- * Micrometer binders are in {@link Bull4jHealthAutoConfiguration} and {@link Bull4jMetricsAutoConfiguration}.
+ * Micrometer binders are in {@link Bull4jHealthAutoConfiguration} and {@link Bull4jMetricsAutoConfiguration}; a
+ * {@link Telemetry} bean (the one {@link Bull4jTracingAutoConfiguration} declares for OpenTelemetry, or the
+ * application's) is given to every queue and worker it builds.
  */
 @AutoConfiguration
 @ConditionalOnClass(RedisClient.class)
@@ -49,8 +54,14 @@ public class Bull4jAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    Bull4jQueues bull4jQueues(Bull4jConnection connection, Bull4jProperties properties) {
-        return new Bull4jQueues(connection, properties.getPrefix());
+    Bull4jQueues bull4jQueues(Bull4jConnection connection, Bull4jProperties properties,
+            ObjectProvider<Telemetry> telemetry) {
+        QueueOptions.Builder options = QueueOptions.builder().connection(connection)
+                .telemetry(telemetry.getIfUnique());
+        if (properties.getPrefix() != null) {
+            options.prefix(properties.getPrefix());
+        }
+        return new Bull4jQueues(options.build());
     }
 
     @Bean

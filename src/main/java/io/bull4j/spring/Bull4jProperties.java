@@ -31,6 +31,7 @@ public class Bull4jProperties {
     /** Workers declared by properties, by worker id (processor names a Processor or VoidProcessor bean), and overrides of @Bull4jWorker methods of that id. */
     private Map<String, WorkerProperties> workers = new LinkedHashMap<>();
     private final Metrics metrics = new Metrics();
+    private final Tracing tracing = new Tracing();
 
     /** Creates the properties with bull4j's defaults. */
     public Bull4jProperties() {
@@ -93,6 +94,11 @@ public class Bull4jProperties {
     /** {@return the Micrometer binders' settings} */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** {@return the OpenTelemetry tracing settings} */
+    public Tracing getTracing() {
+        return tracing;
     }
 
     /** The {@code bull4j.redis.*} properties: the one connection every queue and worker shares. */
@@ -415,6 +421,30 @@ public class Bull4jProperties {
          */
         public void setMaxJobNames(int maxJobNames) {
             this.maxJobNames = maxJobNames;
+        }
+    }
+
+    /** The {@code bull4j.tracing.*} properties: OpenTelemetry tracing of the queues and workers it declares. */
+    public static class Tracing {
+        /** Whether queues and workers trace with the application's OpenTelemetry bean, when there is one. */
+        private boolean enabled = true;
+
+        /** Creates the settings with their defaults. */
+        public Tracing() {
+        }
+
+        /** {@return whether queues and workers trace with the application's {@code OpenTelemetry} bean} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets whether queues and workers trace with the application's {@code OpenTelemetry} bean (true by default).
+         *
+         * @param enabled whether to trace
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

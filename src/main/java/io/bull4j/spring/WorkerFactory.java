@@ -126,7 +126,8 @@ final class WorkerFactory {
     }
 
     private WorkerOptions.Builder base(String id) {
-        WorkerOptions.Builder b = WorkerOptions.builder().connection(connection).autorun(false).name(id);
+        WorkerOptions.Builder b = WorkerOptions.builder().connection(connection).autorun(false).name(id)
+                .telemetry(beanFactory.getBeanProvider(io.bull4j.Telemetry.class).getIfUnique());
         if (properties.getPrefix() != null) {
             b.prefix(properties.getPrefix());
         }

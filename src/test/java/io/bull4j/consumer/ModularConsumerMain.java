@@ -37,6 +37,7 @@ public final class ModularConsumerMain {
         System.out.println("automatic=" + descriptor.isAutomatic());
         System.out.println("epollClass=" + loadable("io.netty.channel.epoll.Epoll"));
         System.out.println("lettuceEpoll=" + io.lettuce.core.resource.EpollProvider.isAvailable());
+        System.out.println("otelClass=" + loadable("io.opentelemetry.api.OpenTelemetry"));
 
         try (Bull4jConnection redis = Bull4jConnection.create(args[0]);
              Queue queue = new Queue(args[1], QueueOptions.builder().connection(redis).build())) {

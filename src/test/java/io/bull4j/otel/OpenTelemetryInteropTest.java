@@ -1,0 +1,131 @@
+package io.bull4j.otel;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bull4j.Job;
+import io.bull4j.Queue;
+import io.bull4j.Worker;
+import io.bull4j.internal.codec.Json;
+import io.bull4j.support.NodeBullmq;
+import io.bull4j.support.RedisTestServer;
+import io.bull4j.support.TestRedis;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.bull4j.otel.OpenTelemetryTracingTest.attr;
+import static io.bull4j.otel.OpenTelemetryTracingTest.queueOptions;
+import static io.bull4j.otel.OpenTelemetryTracingTest.workerOptions;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * One trace across Node and Java: the real bullmq 6.7.0 with {@code bullmq-otel} and the OpenTelemetry JS SDK
+ * (src/test/node/interop-otel.mjs, spans printed as JSON from its in-memory exporter) on one side, bull4j with
+ * {@link OpenTelemetryTracing} and the Java SDK's in-memory exporter on the other, on the test Redis. Each side's
+ * consumer span is the child of the other side's producer span, as BullMQ links them.
+ */
+class OpenTelemetryInteropTest {
+    private static final Duration NODE = Duration.ofSeconds(60);
+    /** OpenTelemetry JS's SpanKind numbers. */
+    private static final int NODE_PRODUCER = 3;
+    private static final int NODE_CONSUMER = 4;
+
+    final InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    final SdkTracerProvider provider = SdkTracerProvider.builder()
+            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+    final OpenTelemetryTracing tracing = OpenTelemetryTracing.create(OpenTelemetrySdk.builder()
+            .setTracerProvider(provider)
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build());
+
+    @BeforeEach
+    void node() {
+        NodeBullmq.assumeAvailable();
+    }
+
+    @AfterEach
+    void closeSdk() {
+        provider.close();
+    }
+
+    private static JsonNode bullmq(String command, String queue, Object args) {
+        return NodeBullmq.runOne(NODE, "interop-otel.mjs", command, RedisTestServer.get().uri(), queue,
+                Json.write(Json.DEFAULT, args, "args"));
+    }
+
+    private static JsonNode nodeSpan(JsonNode printed, String name) {
+        List<JsonNode> found = new ArrayList<>();
+        printed.get("spans").forEach(s -> {
+            if (s.get("name").asText().equals(name)) {
+                found.add(s);
+            }
+        });
+        assertEquals(1, found.size(), name + " among " + printed.get("spans"));
+        return found.get(0);
+    }
+
+    @Test
+    void aTraceStartedByANodeProducerContinuesInABull4jWorker() throws Exception {
+        String q = TestRedis.queueName("otel-from-node");
+        JsonNode added = bullmq("add", q, Map.of("name", "invoice", "data", Map.of("n", 1)));
+        JsonNode add = nodeSpan(added, "add " + q + ".invoice");
+        assertEquals(NODE_PRODUCER, add.get("kind").asInt());
+        String id = added.get("id").asText();
+        assertEquals(id, add.path("attributes").path("bullmq.job.id").asText());
+        // what bullmq-otel stored: the propagator's fields as JSON in opts.tm
+        JsonNode tm = Json.tree(Json.tree(TestRedis.hash(q, id).get("opts")).get("tm").asText());
+        assertTrue(tm.get("traceparent").asText().startsWith("00-" + add.get("traceId").asText() + "-"
+                + add.get("spanId").asText() + "-"), tm.toString());
+
+        try (Queue queue = new Queue(q, queueOptions(tracing))) {
+            Worker worker = new Worker(q, (Job j) -> "done by java", workerOptions(tracing).build());
+            try {
+                TestRedis.eventually(OpenTelemetryTracingTest.WAIT, () -> exporter.getFinishedSpanItems().stream()
+                        .anyMatch(s -> s.getName().equals("process " + q)), "the Java process span");
+            } finally {
+                worker.close();
+            }
+            SpanData process = exporter.getFinishedSpanItems().stream()
+                    .filter(s -> s.getName().equals("process " + q)).findFirst().orElseThrow();
+            assertEquals(SpanKind.CONSUMER, process.getKind());
+            assertEquals(add.get("traceId").asText(), process.getTraceId(), "the Node producer's trace");
+            assertEquals(add.get("spanId").asText(), process.getParentSpanId(), "a child of Node's add span");
+            assertTrue(process.getParentSpanContext().isRemote());
+            assertEquals(id, attr(process, "bullmq.job.id"));
+            assertEquals("invoice", attr(process, "bullmq.job.name"));
+            assertEquals("done by java", queue.getJob(id).returnValue(String.class));
+        }
+    }
+
+    @Test
+    void aTraceStartedByABull4jProducerContinuesInANodeWorker() throws Exception {
+        String q = TestRedis.queueName("otel-to-node");
+        Job job;
+        try (Queue queue = new Queue(q, queueOptions(tracing))) {
+            job = queue.add("report", Map.of("month", "2026-11"));
+        }
+        SpanData add = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("add " + q + ".report")).findFirst().orElseThrow();
+
+        JsonNode worked = bullmq("work", q, Map.of("count", 1));
+        assertEquals(List.of(job.id()), List.of(worked.get("completed").get(0).asText()));
+        JsonNode process = nodeSpan(worked, "process " + q);
+        assertEquals(NODE_CONSUMER, process.get("kind").asInt());
+        assertEquals(add.getTraceId(), process.get("traceId").asText(), "the Java producer's trace");
+        assertEquals(add.getSpanId(), process.get("parentSpanId").asText(), "a child of Java's add span");
+        assertEquals(job.id(), process.path("attributes").path("bullmq.job.id").asText());
+        assertEquals("report", process.path("attributes").path("bullmq.job.name").asText());
+        assertEquals("\"done by node\"", TestRedis.hash(q, job.id()).get("returnvalue"));
+    }
+}
