@@ -366,9 +366,9 @@ public final class Worker implements AutoCloseable {
         return fetch.isPaused();
     }
 
-    /** {@return how many jobs this worker runs now} */
+    /** {@return how many jobs this worker runs now (an idle fetch that holds a slot is not counted)} */
     public int activeCount() {
-        return slots.inUse();
+        return runner.runningCount();
     }
 
     /**

@@ -83,7 +83,7 @@ class SpringBootHttpHealthTest {
         JsonNode pings = details.path("workers").path("pings");
         assertEquals(QUEUE, pings.path("queue").asText(), response.body());
         assertTrue(pings.path("running").asBoolean(), response.body());
-        assertTrue(pings.path("activeJobs").isInt(), response.body()); // Worker.activeCount(): slots in use
+        assertEquals(0, pings.path("activeJobs").asInt(-1), response.body()); // idle: the blocking fetch is no job
         assertFalse(pings.path("paused").asBoolean(true), response.body());
         assertEquals(0, context.getBeanNamesForType(io.bull4j.Telemetry.class).length,
                 "no OpenTelemetry bean, so no tracing (SpringBootTracingTest has one)");
