@@ -145,3 +145,17 @@ local function childGone(p, childKey)
   redis.call("XADD", qbase .. "events", "MAXLEN", "~", maxEvents(qbase .. "meta"), "*", "event", "waiting",
     "jobId", p["id"], "prev", "waiting-children")
 end
+
+-- A finished job that retention (removeOnComplete / removeOnFail by count or age) deletes: when its parent still
+-- counts it as pending (a child that failed without a failure option), the parent stops waiting for it and, when
+-- it was the last one, goes to wait as in childGone. BullMQ's trimming does the same; a parent that is gone is
+-- left alone.
+local function unlinkTrimmed(jobKey)
+  local f = redis.call("HMGET", jobKey, "parentKey", "parent")
+  if f[1] and redis.call("EXISTS", f[1]) == 1 then
+    local p = parentOf(f[1], f[2])
+    if p then
+      childGone(p, jobKey)
+    end
+  end
+end
