@@ -24,8 +24,9 @@
 local now = tonumber(ARGV[1])
 local N = 12
 
--- every refusal is found before the first write
+-- every refusal is found before the first write; the type read here also tells which jobs exist already
 local planned = {}
+local existed = {}
 for i = 2, #ARGV, N do
   local n = (i - 2) / N + 1
   local jobKey = ARGV[i] .. ARGV[i + 1]
@@ -44,6 +45,7 @@ for i = 2, #ARGV, N do
     end
   end
   planned[jobKey] = true
+  existed[jobKey] = existed[jobKey] or keyType == "hash"
 end
 
 local metas = {}
@@ -59,6 +61,11 @@ end
 local result = {}
 local parents = {}
 local parentOrder = {}
+-- parents given a pending child by this call: they cannot be done when it ends
+local waiting = {}
+-- a job stored by this call exists for the nodes after it; a deduplication that replaced another job may have
+-- removed one, after which existence is read again
+local deduplicated = false
 for i = 2, #ARGV, N do
   local base, jobId, name, timestamp = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local data, opts, delay, priority = ARGV[i + 4], ARGV[i + 5], tonumber(ARGV[i + 6]), ARGV[i + 7]
@@ -76,13 +83,20 @@ for i = 2, #ARGV, N do
       parentOrder[#parentOrder + 1] = parentKey
     end
   end
-  if redis.call("EXISTS", jobKey) == 1 then
+  local exists
+  if deduplicated then
+    exists = redis.call("EXISTS", jobKey) == 1
+  else
+    exists = existed[jobKey]
+  end
+  if exists then
     -- an existing job joins its new parent: as done (its return value) when it completed, else as pending
     if p then
       if redis.call("ZSCORE", base .. "completed", jobId) then
         redis.call("HSET", parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue"))
       else
         redis.call("SADD", parentKey .. ":dependencies", jobKey)
+        waiting[parentKey] = true
       end
       redis.call("HSET", jobKey, "parentKey", parentKey, "parent", parentJson)
     end
@@ -95,6 +109,7 @@ for i = 2, #ARGV, N do
     local dedupId = not hasChildren and type(de) == "table" and type(de["id"]) == "string" and de["id"]
     local owner = false
     if dedupId then
+      deduplicated = true
       owner = deduplicate(base, {wait = base .. "wait", active = base .. "active", prioritized = base .. "prioritized",
         pc = base .. "pc", delayed = base .. "delayed", marker = base .. "marker", meta = base .. "meta",
         events = events}, meta.maxLen, de, jobId, name, data, optsTable, tonumber(timestamp))
@@ -103,14 +118,21 @@ for i = 2, #ARGV, N do
       result[#result + 1] = owner
       result[#result + 1] = 0
     else
-      redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(optsTable),
-        "timestamp", timestamp, "delay", delay, "priority", priority)
+      -- one write of every field, in the order the fields are listed (that of BullMQ's adds)
+      local fields = {"name", name, "data", data, "opts", cjson.encode(optsTable), "timestamp", timestamp,
+        "delay", delay, "priority", priority}
       if p then
-        redis.call("HSET", jobKey, "parentKey", parentKey, "parent", parentJson)
+        fields[#fields + 1] = "parentKey"
+        fields[#fields + 1] = parentKey
+        fields[#fields + 1] = "parent"
+        fields[#fields + 1] = parentJson
       end
       if dedupId then
-        redis.call("HSET", jobKey, "deid", dedupId)
+        fields[#fields + 1] = "deid"
+        fields[#fields + 1] = dedupId
       end
+      redis.call("HSET", jobKey, unpack(fields))
+      existed[jobKey] = true
       redis.call("XADD", events, "*", "event", "added", "jobId", jobId, "name", name)
       if hasChildren then
         redis.call("ZADD", base .. "waiting-children", timestamp, jobId)
@@ -129,6 +151,7 @@ for i = 2, #ARGV, N do
       end
       if p then
         redis.call("SADD", parentKey .. ":dependencies", jobKey)
+        waiting[parentKey] = true
       end
       result[#result + 1] = jobId
       result[#result + 1] = 1
@@ -136,11 +159,11 @@ for i = 2, #ARGV, N do
   end
 end
 
--- a parent whose children all existed and had completed has nothing to wait for
+-- a parent whose children all existed and had completed has nothing to wait for (one given a pending child
+-- here has, and is not read)
 for _, parentKey in ipairs(parentOrder) do
-  local p = parents[parentKey]
-  if redis.call("EXISTS", parentKey) == 1 then
-    releaseParentIfDone(p, now)
+  if not waiting[parentKey] and redis.call("EXISTS", parentKey) == 1 then
+    releaseParentIfDone(parents[parentKey], now)
   end
 end
 return result

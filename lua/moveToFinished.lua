@@ -31,7 +31,8 @@
 -- ARGV[17] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
 -- ARGV[18] a failure's dead-letter queue key base, or "" (see deadLetter.lua; bull4j only)
 -- ARGV[19] this queue's name, for the dead letter
--- A child of a flow also updates its parent (flowParent.lua, keys built from the parent's queue key).
+-- A child of a flow also updates its parent (flowParent.lua, keys built from the parent's queue key); so does a
+-- trimmed job that its parent still waits for (unlinkTrimmed).
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -4 completing a parent with
 -- pending children, -9 completing a parent a child failed (failParentOnFailure), -20 the job's hash is damaged
 -- and it was moved to failed with a reason naming the damage), else a fetch result
@@ -141,8 +142,10 @@ else
   end
   -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
   if keepAge >= 0 then
-    local old = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", now - keepAge, "LIMIT", 0, 1000)
+    -- newest first, as BullMQ trims (the order parents released by unlinkTrimmed go to wait in)
+    local old = redis.call("ZREVRANGEBYSCORE", KEYS[2], now - keepAge, "-inf", "LIMIT", 0, 1000)
     for _, id in ipairs(old) do
+      unlinkTrimmed(base .. id)
       removeJobKeys(base .. id)
     end
     if #old > 0 then
@@ -152,6 +155,7 @@ else
   if keepCount > 0 then
     local extra = redis.call("ZREVRANGE", KEYS[2], keepCount, keepCount + 999)
     for _, id in ipairs(extra) do
+      unlinkTrimmed(base .. id)
       removeJobKeys(base .. id)
     end
     if #extra > 0 then

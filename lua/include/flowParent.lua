@@ -38,7 +38,9 @@ local function releaseParent(queueKey, parentKey, parentId, now)
   local priority = tonumber(f[1]) or 0
   local delay = tonumber(f[2]) or 0
   local events = qbase .. "events"
-  local maxLen = maxEvents(qbase .. "meta")
+  -- one read of the parent queue's meta: its stream cap, and whether it is paused or maxed
+  local meta = readMeta(qbase .. "meta")
+  local maxLen = meta.maxLen
   if delay > 0 then
     local runAt = tonumber(now) + delay
     redis.call("ZADD", qbase .. "delayed", runAt * 4096, parentId)
@@ -51,7 +53,7 @@ local function releaseParent(queueKey, parentKey, parentId, now)
   else
     redis.call("RPUSH", qbase .. "wait", parentId)
   end
-  if not isPausedOrMaxed(qbase .. "meta", qbase .. "active") then
+  if not pausedOrMaxed(meta, qbase .. "active") then
     addReadyMarker(qbase .. "marker")
   end
   redis.call("XADD", events, "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", parentId,
@@ -139,9 +141,24 @@ local function childGone(p, childKey)
     return
   end
   redis.call("RPUSH", qbase .. "wait", p["id"])
-  if not isPausedOrMaxed(qbase .. "meta", qbase .. "active") then
+  local meta = readMeta(qbase .. "meta")
+  if not pausedOrMaxed(meta, qbase .. "active") then
     addReadyMarker(qbase .. "marker")
   end
-  redis.call("XADD", qbase .. "events", "MAXLEN", "~", maxEvents(qbase .. "meta"), "*", "event", "waiting",
+  redis.call("XADD", qbase .. "events", "MAXLEN", "~", meta.maxLen, "*", "event", "waiting",
     "jobId", p["id"], "prev", "waiting-children")
+end
+
+-- A finished job that retention (removeOnComplete / removeOnFail by count or age) deletes: when its parent still
+-- counts it as pending (a child that failed without a failure option), the parent stops waiting for it and, when
+-- it was the last one, goes to wait as in childGone. BullMQ's trimming does the same; a parent that is gone is
+-- left alone.
+local function unlinkTrimmed(jobKey)
+  local f = redis.call("HMGET", jobKey, "parentKey", "parent")
+  if f[1] and redis.call("EXISTS", f[1]) == 1 then
+    local p = parentOf(f[1], f[2])
+    if p then
+      childGone(p, jobKey)
+    end
+  end
 end

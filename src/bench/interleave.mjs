@@ -11,7 +11,8 @@
 //                            [--baseline-label 2ed13ca] [--quick]
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
 // Issue 10's variants: schedulers/n<N>-c<C> (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
-// with its own measures in the summary.
+// with its own measures in the summary. Issue 11's: flows/add-1x<W>[-inflight<K>] and flows/process-1x<W>-c<C>
+// (--flows, default 1000, quick 100; --n does not apply to them).
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
 import { spawnSync } from 'node:child_process';
@@ -39,6 +40,7 @@ const OUT_DIR = args['out-dir'] ?? path.join(HERE, '../../target/interleave');
 const DURATION_S = args['duration-s']; // schedulers: the measured window (default 60 s on both sides)
 const WARMUP_S = args['warmup-s']; // schedulers: the running time before the window (default 5 s)
 const WINDOWS = args.windows; // limiter: the measured one-second windows (default 10)
+const FLOWS = String(args.flows ?? (QUICK ? 100 : 1000)); // flows: the flows of a measured run
 const DRIFT = 0.15;
 // measures compared; "better" says which way a ratio bull4j / BullMQ below or above 1 is a win
 const MEASURES = [
@@ -54,6 +56,12 @@ const MODE_MEASURES = {
     ['late_p99_ms', 'lateness p99 ms', 'lower'],
     ['node_cpu_us_per_job', 'client CPU µs/iteration (Node / JVM)', 'lower'],
     ['redis_cpu_us_per_job', 'Redis CPU µs/iteration', 'lower'],
+  ],
+  flows: [
+    ['jobs_per_s', 'jobs/s (11 per flow of 1x10)', 'higher'],
+    ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
+    ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
+    ['cmd_calls_per_job', 'Redis commands/job (commandstats: sent and run by scripts)', 'lower'],
   ],
   limiter: [
     ['jobs_per_s', 'rate over the windows, jobs/s', 'closer to max'],
@@ -100,8 +108,15 @@ function javaArgs(variant) {
     return [...common.slice(0, 6), '--jit-warmup-n', '0', '--modes', 'limiter', '--scale-runs', '1',
       '--limiter-max', m[1], '--limiter-conc', m[2], ...(WINDOWS ? ['--limiter-windows', WINDOWS] : [])];
   }
+  if (mode === 'flows' && (m = name.match(/^add-1x(\d+)(?:-inflight(\d+))?$/))) {
+    return [...common, '--modes', 'flows-add', '--flows-n', FLOWS, '--flows-width', m[1],
+      '--flows-inflight', m[2] ?? '1'];
+  }
+  if (mode === 'flows' && (m = name.match(/^process-1x(\d+)-c(\d+)$/))) {
+    return [...common, '--modes', 'flows-process', '--flows-n', FLOWS, '--flows-width', m[1], '--flows-conc', m[2]];
+  }
   throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>)');
+    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>, flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 function nodeArgs(variant) {
   const [mode] = variant.split('/');
@@ -111,6 +126,7 @@ function nodeArgs(variant) {
     if (WARMUP_S) extra.push('--warmup-s', WARMUP_S);
   }
   if (mode === 'limiter' && WINDOWS) extra.push('--windows', WINDOWS);
+  if (mode === 'flows') extra.push('--flows', FLOWS);
   return extra;
 }
 

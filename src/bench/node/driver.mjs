@@ -6,6 +6,9 @@
 //                        [--n 50000] [--warmup-n 2000] [--out file.jsonl]
 //        node driver.mjs --port P --variant schedulers/n10000-c100 [--every-ms 1000] [--warmup-s 5] [--duration-s 60]
 //        node driver.mjs --port P --variant limiter/max1000-c50 [--windows 10]
+//        node driver.mjs --port P --variant flows/add-1x10[-inflight<K>]|flows/process-1x10-c10 [--flows 1000]
+// The flows variants are issue 11's, run as bull4j's FlowRuns (src/bench/java); --n does not apply to them (--flows
+// is the number of flows, --warmup-n the warm-up's jobs, 11 per flow of 1x10).
 // The schedulers and limiter variants are issue 10's, run as bull4j's harness runs them (SchedulerRuns and
 // LimiterRuns in src/bench/java): see docs/benchmarks.md.
 // Prints one 'bullmq-bench/1' JSON line (the envelope and metric names that bull4j's harness writes too, see
@@ -15,7 +18,7 @@
 // and Worker per pass, payload {i}, job name "bench", prefill through addBulk chunks of 1000, an empty async
 // processor, processing throughput from the first to the last completion. CPU: this process from
 // process.cpuUsage() (all threads), Redis from INFO cpu, the rest of the machine from /proc/stat.
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, FlowProducer } from 'bullmq';
 import IORedis from 'ioredis';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -312,6 +315,122 @@ async function limiterRun(max, conc, windows) {
   return r;
 }
 
+// Flows, as bull4j's FlowRuns: one parent (queue bench-flow-parents, name bench-parent, data {i}) and `width`
+// children (queue bench-flow-children, name bench, data {i, c}), no job ids. Figures per job count width + 1 jobs
+// per flow. INFO commandstats is reset at the start of the window, and read at its end.
+const PARENTS = 'bench-flow-parents';
+const CHILDREN = 'bench-flow-children';
+function flowOf(i, width) {
+  const children = [];
+  for (let c = 0; c < width; c++) children.push({ name: 'bench', queueName: CHILDREN, data: { i, c } });
+  return { name: 'bench-parent', queueName: PARENTS, data: { i }, children };
+}
+async function commandCounts(jobs) {
+  const statsText = await admin.info('commandstats');
+  lastCmdstats = topCmds(statsText, jobs);
+  let calls = 0;
+  let scripts = 0;
+  for (const line of statsText.split('\n')) {
+    const cm = line.match(/^cmdstat_([^:]+):calls=(\d+)/);
+    if (cm && !['info', 'echo', 'flushall'].includes(cm[1]) && !cm[1].startsWith('config')) {
+      calls += Number(cm[2]);
+      if (cm[1].startsWith('eval')) scripts += Number(cm[2]);
+    }
+  }
+  return { cmd_calls_per_job: calls / jobs, script_calls_per_job: scripts / jobs };
+}
+
+// Adds `flows` flows, one FlowProducer.add call each: awaited one by one (inflight 1), or `inflight` lanes each
+// adding the next flow as soon as its last one is stored.
+async function flowsAddRun(flows, width, inflight) {
+  await admin.flushall('SYNC');
+  const producer = new FlowProducer({ connection });
+  await producer.waitUntilReady();
+  const jobs = flows * (width + 1);
+  await admin.config('RESETSTAT');
+  const m = await begin();
+  let next = 0;
+  const lane = async () => {
+    while (next < flows) await producer.add(flowOf(next++, width));
+  };
+  await Promise.all(Array.from({ length: Math.max(1, inflight) }, lane));
+  const cost = await end(m, jobs, performance.now());
+  const counts = await commandCounts(jobs);
+  await producer.close();
+  const parents = new Queue(PARENTS, { connection });
+  const children = new Queue(CHILDREN, { connection });
+  const wc = await parents.getWaitingChildrenCount();
+  const waiting = await children.getWaitingCount();
+  await parents.close();
+  await children.close();
+  if (wc !== flows || waiting !== flows * width) {
+    throw new Error(`flows add: expected ${flows} parents waiting for children and ${flows * width} children `
+      + `waiting, got ${wc} and ${waiting}`);
+  }
+  return { flows, jobs, jobs_per_s: jobs / cost.wall_s, flows_per_s: flows / cost.wall_s, ...cost, ...counts };
+}
+
+// Prefills `flows` flows (FlowProducer.addBulk of 100 flows a call), then one Worker per queue at `conc`: the
+// children's returns null, the parent's reads its children's values and returns null. jobs_per_s is from the first
+// to the last parent completion; the CPU window runs from the workers' start to the last parent completion.
+async function flowsProcessRun(flows, width, conc) {
+  await admin.flushall('SYNC');
+  const producer = new FlowProducer({ connection });
+  const tp0 = performance.now();
+  for (let s = 0; s < flows; s += 100) {
+    const chunk = [];
+    for (let i = s; i < Math.min(flows, s + 100); i++) chunk.push(flowOf(i, width));
+    await producer.addBulk(chunk);
+  }
+  const prefillS = (performance.now() - tp0) / 1000;
+  await producer.close();
+  const jobs = flows * (width + 1);
+  let parentsDone = 0;
+  let tFirst = 0;
+  let tLast = 0;
+  let badValues = 0;
+  let finished;
+  let failedWith;
+  const allDone = new Promise((resolve) => { finished = resolve; });
+  const children = new Worker(CHILDREN, async () => null, { connection, concurrency: conc, autorun: false });
+  const parents = new Worker(PARENTS, async (job) => {
+    if (Object.keys(await job.getChildrenValues()).length !== width) badValues++;
+    return null;
+  }, { connection, concurrency: conc, autorun: false });
+  parents.on('completed', () => {
+    const t = performance.now();
+    if (parentsDone === 0) tFirst = t;
+    tLast = t;
+    if (++parentsDone === flows) finished();
+  });
+  for (const w of [children, parents]) {
+    w.on('failed', (job, err) => { failedWith = err; finished(); });
+    w.on('error', (err) => log(`worker error: ${err?.message}`));
+  }
+  await admin.config('RESETSTAT');
+  const m = await begin();
+  children.run();
+  parents.run();
+  await allDone;
+  if (failedWith) throw new Error(`a flow job failed: ${failedWith.message}`);
+  const cost = await end(m, jobs, tLast);
+  const counts = await commandCounts(jobs);
+  await children.close();
+  await parents.close();
+  if (badValues) throw new Error(`${badValues} parents did not read ${width} children values`);
+  for (const [name, expected] of [[PARENTS, flows], [CHILDREN, flows * width]]) {
+    const q = new Queue(name, { connection });
+    const c = await q.getJobCounts('completed', 'wait', 'active', 'failed');
+    await q.close();
+    if (c.completed !== expected || c.wait || c.active || c.failed) {
+      throw new Error(`flows process: unexpected counts in ${name} ${JSON.stringify(c)}`);
+    }
+  }
+  return { flows, jobs, jobs_per_s: ((flows - 1) * (width + 1)) / ((tLast - tFirst) / 1000),
+    jobs_per_s_from_start: jobs / cost.wall_s, first_parent_completion_ms: tFirst - m.t,
+    prefill_jobs_per_s: jobs / prefillS, ...cost, ...counts };
+}
+
 function runnerFor(variant) {
   const [mode, name] = variant.split('/');
   let m;
@@ -336,13 +455,31 @@ function runnerFor(variant) {
     return { mode, name, warmup: false, params: { max: Number(m[1]), duration_ms: 1000, windows, concurrency: Number(m[2]),
       retention: 'keep', processor: 'async () => {}' }, run: () => limiterRun(Number(m[1]), Number(m[2]), windows) };
   }
+  if (mode === 'flows') {
+    const flows = Number(args.flows ?? 1000);
+    if ((m = name?.match(/^add-1x(\d+)(?:-inflight(\d+))?$/))) {
+      const width = Number(m[1]);
+      const inflight = Number(m[2] ?? 1);
+      return { mode, name, params: { flows, children_per_flow: width, inflight, jobs_per_flow: width + 1 },
+        warmupRun: () => flowsAddRun(Math.max(10, Math.ceil(WARMUP_N / (width + 1))), width, inflight),
+        run: () => flowsAddRun(flows, width, inflight) };
+    }
+    if ((m = name?.match(/^process-1x(\d+)-c(\d+)$/))) {
+      const width = Number(m[1]);
+      const conc = Number(m[2]);
+      return { mode, name, params: { flows, children_per_flow: width, concurrency: conc, jobs_per_flow: width + 1,
+        retention: 'keep', processor: 'children: async () => null; parent: await job.getChildrenValues(), null' },
+      warmupRun: () => flowsProcessRun(Math.max(10, Math.ceil(WARMUP_N / (width + 1))), width, conc),
+      run: () => flowsProcessRun(flows, width, conc) };
+    }
+  }
   throw new Error(`unknown --variant ${variant} (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>)');
+    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>, flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 
 const runner = runnerFor(VARIANT);
 try {
-  if (WARMUP_N > 0 && runner.warmup !== false) await runner.run(WARMUP_N);
+  if (WARMUP_N > 0 && runner.warmup !== false) await (runner.warmupRun ?? runner.run)(WARMUP_N);
   const run = await runner.run(N);
   const summary = Object.fromEntries(Object.entries(run).map(([k, v]) => [k, { median: v, min: v, max: v,
     spread_pct: 0 }]));

@@ -132,9 +132,10 @@ async function jobOp(job, spec) {
   }
 }
 
-// A flow step's tree, every node in the scenario's queue.
+// A flow step's tree, each node in its `queue` or else the scenario's queue.
 function inQueue(node, queueName) {
-  return { ...node, queueName, children: node.children?.map((c) => inQueue(c, queueName)) };
+  const { queue, ...rest } = node;
+  return { ...rest, queueName: queue ?? queueName, children: node.children?.map((c) => inQueue(c, queueName)) };
 }
 
 async function addFlow(cmd, tree) {
@@ -189,7 +190,8 @@ async function runStep(cmd) {
     case 'removeRateLimitKey':
       return withQueue(cmd, (q) => q.removeRateLimitKey());
     case 'work':
-      return work(cmd, scenario, step.work);
+      // a work step may name another queue than the scenario's (a flow over several queues)
+      return work({ ...cmd, queue: step.work.queue ?? cmd.queue }, scenario, step.work);
     case 'awaitWork':
       return awaitWork();
     default:

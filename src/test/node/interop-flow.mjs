@@ -10,7 +10,10 @@ const USAGE = `commands:
   work     <url> <queue> <count>          runs a worker until <count> jobs completed or failed for good; each
                                           returns {by:'node', n: data.n * 2, children: getChildrenValues()}, or
                                           fails when data.fail is set; prints each ({id, name, result} or
-                                          {id, name, failedReason})`;
+                                          {id, name, failedReason})
+  dependencies <url> <queue> <parentId> <type> <start> <end>
+                                          prints queue.getDependencies(parentId, type, start, end): items (id and
+                                          v, or err), the jobs read with them (name, data, parentKey), total`;
 const TIMEOUT_MS = 30_000;
 
 console.log = (...args) => console.error(...args);
@@ -90,8 +93,21 @@ async function work(queueName, count) {
   return code;
 }
 
+async function dependencies(queueName, parentId, type, start, end) {
+  const queue = new Queue(queueName, { connection });
+  try {
+    const page = await queue.getDependencies(parentId, type, Number(start), Number(end));
+    out({ items: page.items, jobs: page.jobs.map((j) => ({ name: j.name ?? null, data: j.data, parentKey: j.parentKey ?? null })),
+      total: page.total });
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
 dispatch('interop-flow.mjs', {
   addFlow: () => addFlow(rest[0]),
   getFlow: () => getFlow(rest[0], rest[1]),
   work: () => work(rest[0], rest[1]),
+  dependencies: () => dependencies(rest[0], rest[1], rest[2], rest[3], rest[4]),
 }, command, USAGE);

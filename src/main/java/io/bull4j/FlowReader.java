@@ -2,6 +2,8 @@ package io.bull4j;
 
 import com.fasterxml.jackson.databind.JavaType;
 import io.bull4j.internal.codec.Json;
+import io.bull4j.internal.keys.QueueKeys;
+import io.bull4j.internal.script.GetDependencies;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,6 +92,56 @@ final class FlowReader {
             }
         }
         return new JobNode(job, children);
+    }
+
+    /**
+     * Positions {@code start..end} ({@code -1}: to the last) of a parent's pending or processed children, in scan
+     * order, with their jobs, as BullMQ's {@code queue.getDependencies} pages them: calls of a few scans each until
+     * the page is full or the scan went round.
+     */
+    static JobDependencies.Page page(QueueContext ctx, String parentId, JobDependencies.Kind kind, long start,
+                                     long end) {
+        ValidationException.check(parentId != null, "parentId", "must not be null");
+        ValidationException.check(kind != null, "kind", "must not be null");
+        ValidationException.check(start >= 0, "start", "must be 0 or more (was " + start + ")");
+        ValidationException.check(end >= -1, "end", "must be -1 (to the last) or more (was " + end + ")");
+        String parentKey = ctx.keys.job(parentId);
+        String key = parentKey + (kind == JobDependencies.Kind.PROCESSED ? ":processed" : ":dependencies");
+        long pageSize = end >= 0 ? end - start + 1 : Long.MAX_VALUE;
+        List<JobDependencies.Item> items = new ArrayList<>();
+        String cursor = "0";
+        long position = 0;
+        long total;
+        do {
+            GetDependencies.Chunk c = ctx.await(GetDependencies.run(ctx.scripts(), key, start + items.size(), end,
+                    cursor, position), "getDependencies");
+            for (int i = 0; i < c.keys().size(); i++) {
+                String childKey = c.keys().get(i);
+                items.add(new JobDependencies.Item(childKey, c.values().get(i), job(ctx, childKey, c.jobs().get(i))));
+            }
+            cursor = c.cursor();
+            position = c.position();
+            total = c.total();
+        } while (!"0".equals(cursor) && items.size() < pageSize);
+        return new JobDependencies.Page(items, total);
+    }
+
+    /** The child job of key {@code P:Q:id} from its fields; null when gone or the key is not a job key. */
+    private static Job job(QueueContext ctx, String childKey, Map<String, String> fields) {
+        if (fields.isEmpty()) {
+            return null;
+        }
+        if (childKey.startsWith(ctx.keys.base())) {
+            return new Job(ctx, childKey.substring(ctx.keys.base().length()), fields, null);
+        }
+        int first = childKey.indexOf(':');
+        int second = first < 0 ? -1 : childKey.indexOf(':', first + 1);
+        if (second < 0) {
+            return null;
+        }
+        QueueContext other = new QueueContext(new QueueKeys(childKey.substring(0, first),
+                childKey.substring(first + 1, second)), ctx.link, ctx.mapper, ctx.clock);
+        return new Job(other, childKey.substring(second + 1), fields, null);
     }
 
     private static <V> Map<String, V> first(Map<String, V> m, int limit) {

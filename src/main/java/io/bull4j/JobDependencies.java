@@ -118,4 +118,82 @@ public final class JobDependencies {
                     + ", failed=" + failed + "}";
         }
     }
+
+    /** Which children {@link Queue#getDependencies(String, Kind, long, long)} pages through. */
+    public enum Kind {
+        /** The completed children, with their return values (the parent's {@code :processed} hash). */
+        PROCESSED,
+        /** The children still pending (the parent's {@code :dependencies} set). */
+        PENDING
+    }
+
+    /**
+     * One page of a parent's children, as {@link Queue#getDependencies(String, Kind, long, long)} read it
+     * (BullMQ's {@code queue.getDependencies}: {@code items}, {@code jobs} and {@code total} in one).
+     *
+     * <pre>{@code
+     * JobDependencies.Page page = queue.getDependencies(parentId, JobDependencies.Kind.PROCESSED, 0, 99);
+     * page.total();                      // how many completed children the parent has
+     * page.items().get(0).value();       // the first one's return value (JSON)
+     * }</pre>
+     *
+     * <p>Immutable.
+     */
+    public static final class Page {
+        private final List<Item> items;
+        private final long total;
+
+        Page(List<Item> items, long total) {
+            this.items = Collections.unmodifiableList(items);
+            this.total = total;
+        }
+
+        /** {@return the children of the page, in the order Redis scanned them} */
+        public List<Item> items() {
+            return items;
+        }
+
+        /** {@return how many children of that kind the parent has (all pages)} */
+        public long total() {
+            return total;
+        }
+
+        @Override
+        public String toString() {
+            return "Page{total=" + total + ", items=" + items + "}";
+        }
+    }
+
+    /** One child of a {@link Page}. Immutable. */
+    public static final class Item {
+        private final String key;
+        private final String value;
+        private final Job job;
+
+        Item(String key, String value, Job job) {
+            this.key = key;
+            this.value = value;
+            this.job = job;
+        }
+
+        /** {@return the child's job key, {@code prefix:queue:id} (BullMQ's item {@code id})} */
+        public String key() {
+            return key;
+        }
+
+        /** {@return the child's return value as JSON for a completed child; null for a pending one} */
+        public String value() {
+            return value;
+        }
+
+        /** {@return the child job as stored when the page was read, or null when it no longer exists} */
+        public Job job() {
+            return job;
+        }
+
+        @Override
+        public String toString() {
+            return key + (value == null ? "" : "=" + value);
+        }
+    }
 }

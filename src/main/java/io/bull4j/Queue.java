@@ -596,6 +596,25 @@ public final class Queue implements AutoCloseable {
         return getJobs(Set.of(JobState.WAITING_CHILDREN), start, end, true);
     }
 
+    /**
+     * A page of a flow parent's children of one kind, with their jobs, as BullMQ's
+     * {@code queue.getDependencies(parentId, type, start, end)}: positions {@code start..end} in the order Redis
+     * scans the parent's {@code :processed} hash or {@code :dependencies} set (a set keeps no order: a page read
+     * while children finish may repeat or miss one).
+     *
+     * @param parentId the parent's id in this queue
+     * @param kind processed (with return values) or pending children
+     * @param start the first position, from 0
+     * @param end the last position, {@code -1} for the last
+     * @return the page and the parent's count of that kind; empty when the parent has none (or does not exist)
+     * @throws ValidationException for a null id or kind, a negative start or an end below -1
+     * @throws RedisException when Redis fails
+     */
+    public JobDependencies.Page getDependencies(String parentId, JobDependencies.Kind kind, long start, long end) {
+        checkOpen();
+        return FlowReader.page(ctx, parentId, kind, start, end);
+    }
+
     /** {@return how many parents of flows wait for their children} */
     public long getWaitingChildrenCount() {
         return getJobCounts(JobState.WAITING_CHILDREN).get(JobState.WAITING_CHILDREN);

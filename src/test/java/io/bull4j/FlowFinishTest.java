@@ -273,4 +273,49 @@ class FlowFinishTest {
             assertEquals("{\"" + jobKey(q, "C") + "\":7}", hash(q, "P").get("returnvalue"));
         }
     }
+
+    @Test
+    void aPendingFailedChildTrimmedByRetentionNoLongerHoldsItsParent() throws Exception {
+        String qp = queueName("fin-trim-p");
+        String qc = queueName("fin-trim-c");
+        KeepJobs one = KeepJobs.count(1);
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("p", qp).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("bad", qc).options(JobOptions.builder().jobId("A").removeOnFail(one).build())
+                            .build())
+                    .child(FlowJob.builder("bad", qc).options(JobOptions.builder().jobId("B").removeOnFail(one).build())
+                            .build())
+                    .build());
+            Worker w = worker(qc, job -> {
+                throw new IllegalStateException("broke");
+            });
+            try {
+                eventually(WAIT, () -> redis().zscore(key(qc, "failed"), "B") != null, "both children failed");
+            } finally {
+                w.close();
+            }
+            // B's failure trimmed A (keep 1): the parent waits for B alone
+            assertEquals(0, redis().exists(key(qc, "A")));
+            assertEquals(Set.of(key(qc, "B")), redis().smembers(key(qp, "P") + ":dependencies"));
+            assertNotNull(redis().zscore(key(qp, "waiting-children"), "P"));
+
+            // a later failure trims B, the parent's last pending child: the parent goes to wait
+            try (Queue children = new Queue(qc, queueOptions())) {
+                children.add("bad", Map.of(), JobOptions.builder().jobId("C").removeOnFail(one).build());
+            }
+            Worker w2 = worker(qc, job -> {
+                throw new IllegalStateException("broke");
+            });
+            try {
+                eventually(WAIT, () -> redis().zscore(key(qc, "failed"), "C") != null, "C failed");
+            } finally {
+                w2.close();
+            }
+            assertEquals(0, redis().exists(key(qc, "B")));
+            assertEquals(0, redis().exists(key(qp, "P") + ":dependencies"));
+            assertNull(redis().zscore(key(qp, "waiting-children"), "P"));
+            assertEquals(List.of("P"), redis().lrange(key(qp, "wait"), 0, -1));
+            assertEquals("waiting-children", events(qp, "waiting", "P").get(0).get("prev"));
+        }
+    }
 }

@@ -96,4 +96,84 @@ class FlowReadTest {
                     "other:" + q + ":meta", "other:" + q + ":marker");
         }
     }
+
+    @Test
+    void getDependenciesPagesThroughPendingAndProcessedChildrenWithTheirJobs() throws Exception {
+        String qp = queueName("page-p");
+        String qc = queueName("page-c");
+        int width = 300; // a set and a hash too large for one scan
+        try (FlowProducer flows = new FlowProducer(queueOptions()); Queue parents = new Queue(qp, queueOptions())) {
+            FlowJob.Builder root = FlowJob.builder("root", qp).options(JobOptions.builder().jobId("P").build());
+            for (int i = 0; i < width; i++) {
+                root.child(FlowJob.builder("c", qc).data(Map.of("n", i))
+                        .options(JobOptions.builder().jobId("c" + i).build()).build());
+            }
+            flows.add(root.build());
+            Set<String> all = redis().smembers(key(qp, "P") + ":dependencies");
+
+            JobDependencies.Page whole = parents.getDependencies("P", JobDependencies.Kind.PENDING, 0, -1);
+            assertEquals(width, whole.total());
+            assertEquals(all, whole.items().stream().map(JobDependencies.Item::key).collect(Collectors.toSet()));
+            assertEquals(width, whole.items().size(), "no child twice");
+            JobDependencies.Item first = whole.items().get(0);
+            assertNull(first.value(), "a pending child has no value");
+            assertEquals(key(qc, first.job().id()), first.key());
+            assertEquals(qc, first.job().queueName());
+            assertEquals("bull:" + qp + ":P", first.job().parentKey());
+
+            // consecutive pages are the whole list cut at the same places
+            List<String> order = whole.items().stream().map(JobDependencies.Item::key).toList();
+            for (long[] r : new long[][] {{0, 9}, {10, 149}, {150, 299}, {290, 400}, {120, 120}}) {
+                List<String> page = parents.getDependencies("P", JobDependencies.Kind.PENDING, r[0], r[1]).items()
+                        .stream().map(JobDependencies.Item::key).toList();
+                assertEquals(order.subList((int) r[0], (int) Math.min(width, r[1] + 1)), page, r[0] + ".." + r[1]);
+            }
+            assertEquals(List.of(), parents.getDependencies("P", JobDependencies.Kind.PENDING, 300, 310).items());
+            assertEquals(0, parents.getDependencies("P", JobDependencies.Kind.PROCESSED, 0, -1).total());
+
+            Worker w = new Worker(qc, job -> "v" + job.id(), workerOptions().concurrency(10).build());
+            try {
+                eventually(Duration.ofSeconds(30), () -> redis().zcard(key(qc, "completed")) == width,
+                        "children completed");
+            } finally {
+                w.close();
+            }
+            JobDependencies.Page done = parents.getDependencies("P", JobDependencies.Kind.PROCESSED, 0, -1);
+            assertEquals(width, done.total());
+            assertEquals(width, done.items().stream().map(JobDependencies.Item::key).distinct().count());
+            for (JobDependencies.Item item : done.items()) {
+                assertEquals("\"v" + item.job().id() + "\"", item.value());
+                assertEquals(JobState.COMPLETED, item.job().getState());
+            }
+            JobDependencies.Page some = parents.getDependencies("P", JobDependencies.Kind.PROCESSED, 100, 104);
+            assertEquals(done.items().subList(100, 105).stream().map(JobDependencies.Item::key).toList(),
+                    some.items().stream().map(JobDependencies.Item::key).toList());
+            assertEquals(0, parents.getDependencies("P", JobDependencies.Kind.PENDING, 0, -1).total());
+
+            // a child gone since: listed, without job
+            redis().del(key(qc, "c7"));
+            JobDependencies.Item gone = parents.getDependencies("P", JobDependencies.Kind.PROCESSED, 0, -1).items()
+                    .stream().filter(i -> i.key().equals(key(qc, "c7"))).findFirst().orElseThrow();
+            assertNull(gone.job());
+            assertEquals("\"vc7\"", gone.value());
+
+            JobDependencies.Page none = parents.getDependencies("nope", JobDependencies.Kind.PROCESSED, 0, -1);
+            assertEquals(0, none.total());
+            assertTrue(none.items().isEmpty());
+        }
+    }
+
+    @Test
+    void getDependenciesRefusesBadArguments() {
+        try (Queue q = new Queue(queueName("page-bad"), queueOptions())) {
+            assertEquals("parentId", assertThrows(ValidationException.class,
+                    () -> q.getDependencies(null, JobDependencies.Kind.PENDING, 0, -1)).field());
+            assertEquals("kind", assertThrows(ValidationException.class,
+                    () -> q.getDependencies("P", null, 0, -1)).field());
+            assertEquals("start", assertThrows(ValidationException.class,
+                    () -> q.getDependencies("P", JobDependencies.Kind.PENDING, -1, 5)).field());
+            assertEquals("end", assertThrows(ValidationException.class,
+                    () -> q.getDependencies("P", JobDependencies.Kind.PENDING, 0, -2)).field());
+        }
+    }
 }

@@ -14,7 +14,8 @@ import java.util.Map;
  */
 final class BenchConfig {
     static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "cost",
-            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers");
+            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers",
+            "flows", "flows-add", "flows-process");
     final Map<String, String> raw;
     final boolean quick;
     final String host;
@@ -69,6 +70,11 @@ final class BenchConfig {
     final int schedConc;
     final double schedWarmupS;
     final double schedDurationS;
+    // flows modes (issue 11)
+    final int flowsN;
+    final int flowsWidth;
+    final int flowsInflight;
+    final int flowsConc;
 
     BenchConfig(String[] args, Map<String, String> env) {
         raw = parse(args);
@@ -122,6 +128,10 @@ final class BenchConfig {
         schedConc = num("sched-conc", 100);
         schedWarmupS = dbl("sched-warmup-s", quick ? 2 : 5);
         schedDurationS = dbl("sched-duration-s", quick ? 5 : 60);
+        flowsN = num("flows-n", quick ? 200 : 1000);
+        flowsWidth = num("flows-width", 10);
+        flowsInflight = num("flows-inflight", 1);
+        flowsConc = num("flows-conc", 10);
         for (String m : modes) {
             if (!KNOWN_MODES.contains(m)) {
                 throw new IllegalArgumentException("unknown mode " + m + "; known: " + String.join(",", KNOWN_MODES));

@@ -41,6 +41,9 @@ public final class BenchMain {
                     envelope.get("impl_version"), envelope.get("client"), runtime(), b.admin.redisVersion,
                     b.admin.redisPid, b.admin.redisLocal, cfg.host, cfg.port, cfg.runs, String.join(",", cfg.modes)));
             modes.jitWarmup(cfg.jitWarmupN);
+            if (cfg.modes.stream().anyMatch(m -> m.startsWith("flows"))) {
+                modes.flowsJitWarmup(cfg.jitWarmupN);
+            }
             if (cfg.jfr != null) {
                 b.measure.profiler = new Profiler(cfg.jfr); // after the JIT warm-up: measured windows only
             }
@@ -63,6 +66,12 @@ public final class BenchMain {
                     case "idle" -> scale.idle();
                     case "limiter" -> scale.limiter();
                     case "schedulers" -> scale.schedulers();
+                    case "flows" -> {
+                        modes.flowsAdd();
+                        modes.flowsProcess();
+                    }
+                    case "flows-add" -> modes.flowsAdd();
+                    case "flows-process" -> modes.flowsProcess();
                     default -> throw new IllegalArgumentException("unknown mode " + mode); // BenchConfig checked
                 }
             }

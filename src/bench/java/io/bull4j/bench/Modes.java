@@ -92,6 +92,50 @@ final class Modes {
                         "added_via", "addBulk chunks of " + cfg.chunk), runs, Map.of());
     }
 
+    /** The flows' own paths through the JIT before their first measured run: {@code n} jobs' worth of each. */
+    void flowsJitWarmup(int n) throws Exception {
+        if (n <= 0) {
+            return;
+        }
+        long t = System.nanoTime();
+        FlowRuns flows = new FlowRuns(b);
+        int count = Math.max(10, n / (cfg.flowsWidth + 1));
+        flows.add(count, cfg.flowsWidth, cfg.flowsInflight);
+        flows.process(count, cfg.flowsWidth, cfg.flowsConc);
+        Log.log(String.format("flows JIT warm-up (%d flows per path, discarded, %.1f s)", count,
+                (System.nanoTime() - t) / 1e9));
+    }
+
+    /** Flows of 1 parent + {@code --flows-width} children: adding them, one FlowProducer.add call each. */
+    void flowsAdd() throws Exception {
+        FlowRuns flows = new FlowRuns(b);
+        int w = cfg.flowsWidth;
+        int k = cfg.flowsInflight;
+        List<Run> runs = b.repeat("flows add 1x" + w + " inflight=" + k, cfg.runs, () -> flows.add(cfg.flowsN, w, k),
+                () -> flows.add(flowsWarmup(), w, k));
+        b.emitter.emit("flows", "add-1x" + w + (k > 1 ? "-inflight" + k : ""), params("flows", cfg.flowsN,
+                "children_per_flow", w, "inflight", k, "jobs_per_flow", w + 1), runs,
+                Map.of("cmdstats_last_run", top(runs, (long) cfg.flowsN * (w + 1))));
+    }
+
+    /** Flows prefilled, then processed to the parents' completion by one worker per queue. */
+    void flowsProcess() throws Exception {
+        FlowRuns flows = new FlowRuns(b);
+        int w = cfg.flowsWidth;
+        int c = cfg.flowsConc;
+        List<Run> runs = b.repeat("flows process 1x" + w + " c=" + c, cfg.runs, () -> flows.process(cfg.flowsN, w, c),
+                () -> flows.process(flowsWarmup(), w, c));
+        b.emitter.emit("flows", "process-1x" + w + "-c" + c, params("flows", cfg.flowsN, "children_per_flow", w,
+                "concurrency", c, "jobs_per_flow", w + 1, "retention", "keep",
+                "processor", "children: job -> null; parent: job.getChildrenValues(), null"), runs,
+                Map.of("cmdstats_last_run", top(runs, (long) cfg.flowsN * (w + 1))));
+    }
+
+    /** The flows of a warm-up pass: --warmup-n jobs' worth (at least 10 flows). */
+    private int flowsWarmup() {
+        return Math.max(10, (int) Math.ceil(cfg.warmupN / (double) (cfg.flowsWidth + 1)));
+    }
+
     /** f. Redis cost per job, each case after an untimed MONITOR pass (which doubles as its warm-up). */
     void cost() throws Exception {
         record Case(String mode, String variant, Map<String, Object> params, IntFunction<Callable<Run>> fn, int n) {

@@ -147,7 +147,7 @@ final class DifferentialJavaSide {
                 }
             }
             case "work" -> {
-                Running w = startWorker(s, queueName, step);
+                Running w = startWorker(s, step.path("queue").asText(queueName), step);
                 if (step.path("background").asBoolean()) {
                     background = w;
                 } else {
@@ -332,9 +332,10 @@ final class DifferentialJavaSide {
         return b.get("returns"); // null (absent) is returned as JSON null
     }
 
-    /** A flow step's tree, every node in the scenario's queue. */
+    /** A flow step's tree, each node in its {@code queue} or else the scenario's queue. */
     private static io.bull4j.FlowJob flowJob(JsonNode n, String queueName) {
-        io.bull4j.FlowJob.Builder b = io.bull4j.FlowJob.builder(n.get("name").asText(), queueName)
+        io.bull4j.FlowJob.Builder b = io.bull4j.FlowJob.builder(n.get("name").asText(),
+                        n.path("queue").asText(queueName))
                 .data(n.get("data")).options(options(n.get("opts")));
         for (JsonNode c : n.path("children")) {
             b.child(flowJob(c, queueName));

@@ -21,10 +21,11 @@ import java.util.stream.Stream;
  *   <li>{@code steps}: in order, each one of {@code {"add": {name, data, opts}}}, {@code {"addBulk": [jobs]}},
  *       {@code {"pause": {}}}, {@code {"resume": {}}}, {@code {"job": {"id", "op": promote | retry (with state) |
  *       remove | changePriority (with priority) | changeDelay (with delay) | updateData (with data)}}}, {@code {"clean": {graceMs, limit, type}}},
- *       {@code {"drain": {delayed}}}, {@code {"flow": {name, data, opts, children: [nodes]}}} (a FlowProducer add,
- *       every node in the scenario's queue; give every node a jobId, or the two sides' random ids differ), {@code {"retryJobs": {state}}}, {@code {"promoteJobs": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
+ *       {@code {"drain": {delayed}}}, {@code {"flow": {name, data, opts, queue, children: [nodes]}}} (a FlowProducer add,
+ *       each node in its {@code queue} or else the scenario's; give every node a jobId, or the two sides' random
+ *       ids differ), {@code {"retryJobs": {state}}}, {@code {"promoteJobs": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
  *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
- *       events, then is closed; {@code workerOpts} may set its {@code name}, {@code removeOnComplete} and
+ *       events, then is closed; {@code queue} names another queue than the scenario's; {@code workerOpts} may set its {@code name}, {@code removeOnComplete} and
  *       {@code removeOnFail}), or with {@code "background": true} a worker that keeps running while the next
  *       steps do, until an {@code {"awaitWork": {}}} step (worker steps); {@code {"awaitEvent": {"event": e,
  *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active).</li>

@@ -84,6 +84,7 @@ class ScriptKeysTest {
         m.put("removeJob", () -> RemoveJob.run(runner, K, "missing"));
         m.put("getCounts", () -> GetCounts.run(runner, K));
         m.put("getMetrics", () -> GetMetrics.run(runner, K, "completed", 0, -1));
+        m.put("getDependencies", () -> GetDependencies.run(runner, K.job("missing") + ":dependencies", 0, -1, "0", 0));
         m.put("getJobLogs", () -> QueueReads.logs(runner, K, "missing", 0, -1, false));
         m.put("getCountsPerPriority", () -> QueueReads.countsPerPriority(runner, K, List.of(0, 1)));
         m.put("getJobs", () -> GetJobs.run(runner, K, 0, -1, false, List.of("wait", "completed")));
