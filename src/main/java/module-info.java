@@ -13,6 +13,10 @@ module io.bull4j {
     requires com.fasterxml.jackson.datatype.jsr310; // java.time in job data, as ISO-8601 text
     requires org.slf4j;
     requires io.netty.buffer; // the Redis codec writes into Netty buffers directly
+    // Lettuce 7 names no Netty modules of its own: without these, a module-path application misses them at run time
+    requires io.netty.transport;
+    requires io.netty.handler;
+    requires io.netty.resolver.dns;
     requires static micrometer.core; // optional: only io.bull4j.micrometer uses it, loaded when the application does
     // optional: only io.bull4j.otel uses them, loaded when the application gives an OpenTelemetryTracing
     requires static io.opentelemetry.api;

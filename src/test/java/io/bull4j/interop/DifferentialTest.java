@@ -189,7 +189,7 @@ class DifferentialTest {
             return value;
         }
         try {
-            ObjectNode n = (ObjectNode) InteropKit.JSON.readTree(value);
+            ObjectNode n = (ObjectNode) InteropKit.JSON.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(value));
             String id = n.path("key").asText();
             if (n.hasNonNull("next")) {
                 n.put("next", taken.schedulerTime(id, n.get("next").asLong()));

@@ -176,7 +176,7 @@ final class InteropKit {
 
     static JsonNode parse(String json) {
         try {
-            return JSON.readTree(json);
+            return JSON.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(json));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("not JSON: " + json, e);
         }

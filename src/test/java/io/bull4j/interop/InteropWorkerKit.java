@@ -97,7 +97,7 @@ final class InteropWorkerKit {
 
     static JsonNode json(String text) {
         try {
-            return JSON.readTree(text);
+            return JSON.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(text));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

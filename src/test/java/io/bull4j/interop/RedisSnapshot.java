@@ -384,7 +384,7 @@ final class RedisSnapshot {
      */
     private String runOpts(String text, String timestamp) {
         try {
-            JsonNode n = EXACT.readTree(text);
+            JsonNode n = EXACT.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(text));
             if (!(n instanceof com.fasterxml.jackson.databind.node.ObjectNode o)) {
                 return json(text, true);
             }
@@ -416,7 +416,7 @@ final class RedisSnapshot {
 
     private static String stackCount(String value) {
         try {
-            JsonNode n = EXACT.readTree(value);
+            JsonNode n = EXACT.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(value));
             return n.isArray() ? String.valueOf(n.size()) : "not an array: " + value;
         } catch (JsonProcessingException e) {
             return "not JSON: " + value;
@@ -465,7 +465,7 @@ final class RedisSnapshot {
     /** A JSON text as its value: numbers exact and spelled alike, strings escaped where not printable. */
     private static String json(String text, boolean sortKeys) {
         try {
-            JsonNode n = EXACT.readTree(text);
+            JsonNode n = EXACT.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(text));
             if (n == null) {
                 return "(empty)";
             }

@@ -191,7 +191,7 @@ public final class NodeBullmq {
 
     static JsonNode parse(String line, Path stderrForContext) {
         try {
-            return JSON.readTree(line);
+            return JSON.readTree(io.bull4j.internal.codec.Utf16.rawSurrogateEscapes(line));
         } catch (IOException e) {
             String context = stderrForContext == null ? "" : "\nstderr:\n" + read(stderrForContext);
             throw new IllegalStateException("node printed a non-JSON line: " + line + context, e);

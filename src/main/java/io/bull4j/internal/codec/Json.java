@@ -56,7 +56,7 @@ public final class Json {
             return null;
         }
         try {
-            return DEFAULT.readTree(json);
+            return DEFAULT.readTree(Utf16.rawSurrogateEscapes(json));
         } catch (JsonProcessingException e) {
             throw new io.bull4j.Bull4jException("stored value is not JSON: " + e.getOriginalMessage(), e);
         }
@@ -64,7 +64,7 @@ public final class Json {
 
     public static <T> T read(ObjectMapper mapper, String json, JavaType type) {
         try {
-            return mapper.readValue(json, type);
+            return mapper.readValue(Utf16.rawSurrogateEscapes(json), type);
         } catch (JsonProcessingException e) {
             throw new io.bull4j.Bull4jException("cannot read JSON as " + type + ": " + e.getOriginalMessage(), e);
         }

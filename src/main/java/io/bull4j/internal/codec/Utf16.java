@@ -102,4 +102,49 @@ public final class Utf16 {
         }
         return false;
     }
+    /**
+     * JSON text with each surrogate escape (<code>&#92;ud800</code> to <code>&#92;udfff</code>) replaced by the raw
+     * char it stands for, which is what parsing it yields anyway. {@code JSON.stringify} escapes a lone surrogate;
+     * Jackson (2.23; 2.21.3 did not) refuses such an escape inside an object key but read the raw char, so readers pass the
+     * text through this first. Returns {@code json} itself when it has no such escape (the common case: one scan).
+     */
+    public static String rawSurrogateEscapes(String json) {
+        int first = surrogateEscape(json, 0);
+        if (first < 0) {
+            return json;
+        }
+        StringBuilder out = new StringBuilder(json.length());
+        int copied = 0;
+        for (int i = first; i >= 0; i = surrogateEscape(json, i + 6)) {
+            out.append(json, copied, i).append((char) Integer.parseInt(json, i + 2, i + 6, 16));
+            copied = i + 6;
+        }
+        return out.append(json, copied, json.length()).toString();
+    }
+
+    /** Index of the next surrogate escape at or after {@code from} (a backslash that is not itself escaped), or -1. */
+    private static int surrogateEscape(String json, int from) {
+        int n = json.length();
+        for (int i = json.indexOf('\\', from); i >= 0 && i + 1 < n; i = json.indexOf('\\', i)) {
+            if (json.charAt(i + 1) == 'u' && i + 5 < n && isSurrogateHex(json, i + 2)) {
+                return i;
+            }
+            i += 2; // the escaped char (a second backslash too) is never the start of an escape
+        }
+        return -1;
+    }
+
+    private static boolean isSurrogateHex(String s, int at) {
+        char a = s.charAt(at);
+        char b = s.charAt(at + 1);
+        if ((a != 'd' && a != 'D') || !(b >= '8' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F')) {
+            return false;
+        }
+        for (int k = at + 2; k < at + 4; k++) {
+            if (Character.digit(s.charAt(k), 16) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

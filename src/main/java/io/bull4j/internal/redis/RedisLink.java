@@ -18,6 +18,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
@@ -134,7 +135,7 @@ public final class RedisLink implements AutoCloseable {
 
     /**
      * Opens a Redis Cluster client of our own from one or more seed nodes (the rest are discovered); it is shut
-     * down by {@link #close()}. The topology is refreshed periodically and on MOVED/ASK redirects and reconnects,
+     * down by {@link #close()}. The topology is refreshed periodically and on MOVED/ASK redirects,
      * so slots that move after a failover or resharding are followed.
      */
     public static RedisLink openCluster(List<String> seedUris, Duration commandTimeout) {
@@ -161,7 +162,10 @@ public final class RedisLink implements AutoCloseable {
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-                        .enableAllAdaptiveRefreshTriggers()
+                        // redirects only: Lettuce 7 reopens node connections on the reconnect triggers, and commands
+                        // sent meanwhile are rejected (REJECT_COMMANDS); a reconnect is followed by the next redirect
+                        .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.MOVED_REDIRECT,
+                                ClusterTopologyRefreshOptions.RefreshTrigger.ASK_REDIRECT)
                         .build())
                 .build());
         return new RedisLink(client, resources, commandTimeout);
@@ -178,9 +182,30 @@ public final class RedisLink implements AutoCloseable {
 
     private StatefulConnection<String, String> connect() {
         if (client instanceof RedisClusterClient) {
-            return ((RedisClusterClient) client).connect(Utf8Codec.INSTANCE);
+            StatefulRedisClusterConnection<String, String> cluster =
+                    ((RedisClusterClient) client).connect(Utf8Codec.INSTANCE);
+            try {
+                openMasterConnections(cluster);
+            } catch (RuntimeException e) {
+                cluster.closeAsync();
+                throw e;
+            }
+            return cluster;
         }
         return ((RedisClient) client).connect(Utf8Codec.INSTANCE);
+    }
+
+    /**
+     * Opens the connection to every master before the first command. Lettuce 7 opens a node's connection on first
+     * use, and with REJECT_COMMANDS it refuses the commands sent while that connection is still being opened.
+     */
+    private static void openMasterConnections(StatefulRedisClusterConnection<String, String> cluster) {
+        for (RedisClusterNode node : cluster.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                // by host and port: the key under which slot routing looks the connection up
+                cluster.getConnection(node.getUri().getHost(), node.getUri().getPort());
+            }
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -40,4 +40,18 @@ class Utf16Test {
         assertEquals("a\uFFFDb\uFFFD\uD83D\uDE00\uFFFD", Utf16.replaceLoneSurrogates("a\uD800b\uDC00\uD83D\uDE00\uD800"));
         assertNull(Utf16.replaceLoneSurrogates(null));
     }
+
+    @Test
+    void surrogateEscapesAreDecodedBeforeJacksonReadsThemAndEscapedBackslashesAreNot() {
+        // Jackson 2.23 refuses an escaped lone surrogate in an object key; JSON.stringify writes exactly that
+        assertEquals("{\"k\uD800\":\"\uDC00\uD83D\uDE00\"}",
+                Utf16.rawSurrogateEscapes("{\"k\\ud800\":\"\\uDC00\\ud83d\\ude00\"}"));
+        String literal = "{\"a\":\"\\\\ud800 \\u0041\"}"; // an escaped backslash, then the text ud800
+        assertSame(literal, Utf16.rawSurrogateEscapes(literal));
+        assertEquals("\\\\\uD800", Utf16.rawSurrogateEscapes("\\\\\\ud800"));
+        assertEquals("\\ud8", Utf16.rawSurrogateEscapes("\\ud8"), "a cut escape is left to the parser");
+        assertEquals(Map.of("k\uD800", "v"), Json.read(Json.DEFAULT, "{\"k\\ud800\":\"v\"}",
+                Json.DEFAULT.constructType(Map.class)));
+        assertEquals("\uDBFF", Json.tree("{\"\\udbff\":1}").fieldNames().next());
+    }
 }
