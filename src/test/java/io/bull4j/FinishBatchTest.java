@@ -117,10 +117,16 @@ class FinishBatchTest {
         }
     }
 
-    @Test
-    void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete() throws Exception {
-        String q = queueName("fbsteal");
-        int n = 10;
+    /** What a batch of held jobs left: the ids completed, and the errors the worker reported. */
+    private record Held(Set<String> completed, List<Throwable> errors, int failedCalls, long scriptCalls) {
+    }
+
+    /**
+     * Runs n jobs (ids "1".."n", the one with id dedupId deduplicated by id "d") at concurrency n, holds them all
+     * in the processor, lets {@code sabotage} act, then releases them together and waits for n - 1 completions and
+     * an error.
+     */
+    private static Held holdAndRelease(String q, int n, String dedupId, Runnable sabotage) throws Exception {
         CountDownLatch started = new CountDownLatch(n);
         CountDownLatch go = new CountDownLatch(1);
         Processor held = job -> {
@@ -148,43 +154,80 @@ class FinishBatchTest {
             }
         };
         try (Queue queue = new Queue(q, queueOptions())) {
-            for (int i = 0; i < n; i++) {
-                queue.add("j" + i, Map.of());
+            for (int i = 1; i <= n; i++) {
+                queue.add("j" + i, Map.of(), Integer.toString(i).equals(dedupId)
+                        ? JobOptions.builder().deduplication(Deduplication.of("d")).build() : null);
             }
             Worker worker = new Worker(q, held, workerOptions().concurrency(n).build(), listener);
             try {
                 assertTrue(started.await(20, TimeUnit.SECONDS), "all running");
-                String stolen = "4";
-                redis().set(key(q, stolen + ":lock"), "another-worker");
+                sabotage.run();
                 long before = scriptCalls();
                 go.countDown();
                 eventually(WAIT, () -> completed.size() == n - 1 && !errors.isEmpty(), "batch-mates done");
                 long calls = scriptCalls() - before;
                 System.out.println("FinishBatchTest: " + n + " finishes released together took " + calls
                         + " script calls");
-                assertTrue(calls < n, calls + " script calls for " + n + " finishes");
-                assertFalse(completed.contains(stolen));
-                assertEquals(1, errors.size(), errors.toString());
-                JobException e = assertInstanceOf(JobException.class, errors.get(0));
-                assertEquals(JobException.Reason.LOCK_MISMATCH, e.reason());
-                assertEquals(stolen, e.jobId());
-                assertEquals(0, failedCalls.get());
-                // the refused finish wrote nothing: the job is still active under the other lock
-                assertEquals(List.of(stolen), redis().lrange(key(q, "active"), 0, -1));
-                assertEquals("another-worker", redis().get(key(q, stolen + ":lock")));
-                assertNull(hash(q, stolen).get("finishedOn"));
-                assertEquals(List.of("added", "waiting", "active"), eventNames(q, stolen).stream()
-                        .filter(name -> !name.equals("drained")).toList());
-                assertEquals(n - 1, redis().zcard(key(q, "completed")));
-                for (String id : completed) {
-                    assertEquals("\"done " + id + "\"", hash(q, id).get("returnvalue"));
-                    assertEquals(1, events(q, "completed", id).size());
-                }
+                return new Held(completed, errors, failedCalls.get(), calls);
             } finally {
                 go.countDown();
-                redis().del(key(q, "4:lock"));
                 worker.close();
             }
+        }
+    }
+
+    @Test
+    void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete() throws Exception {
+        String q = queueName("fbsteal");
+        int n = 10;
+        String stolen = "4";
+        Held h = holdAndRelease(q, n, null, () -> redis().set(key(q, stolen + ":lock"), "another-worker"));
+        try {
+            assertTrue(h.scriptCalls < n, h.scriptCalls + " script calls for " + n + " finishes");
+            assertFalse(h.completed.contains(stolen));
+            assertEquals(1, h.errors.size(), h.errors.toString());
+            JobException e = assertInstanceOf(JobException.class, h.errors.get(0));
+            assertEquals(JobException.Reason.LOCK_MISMATCH, e.reason());
+            assertEquals(stolen, e.jobId());
+            assertEquals(0, h.failedCalls);
+            // the refused finish wrote nothing: the job is still active under the other lock
+            assertEquals(List.of(stolen), redis().lrange(key(q, "active"), 0, -1));
+            assertEquals("another-worker", redis().get(key(q, stolen + ":lock")));
+            assertNull(hash(q, stolen).get("finishedOn"));
+            assertEquals(List.of("added", "waiting", "active"), eventNames(q, stolen));
+            assertEquals(n - 1, redis().zcard(key(q, "completed")));
+            for (String id : h.completed) {
+                assertEquals("\"done " + id + "\"", hash(q, id).get("returnvalue"));
+                assertEquals(1, events(q, "completed", id).size());
+            }
+        } finally {
+            redis().del(key(q, stolen + ":lock"));
+        }
+    }
+
+    /** A finish that raises a Redis error in the script is reported for its job alone; the others complete. */
+    @Test
+    void aFinishThatErrsInTheScriptLeavesItsBatchMatesComplete() throws Exception {
+        String q = queueName("fberr");
+        int n = 10;
+        String broken = "6";
+        // the deduplication key turned into a hash: releasing it (a GET) raises WRONGTYPE in the finish
+        Held h = holdAndRelease(q, n, broken, () -> {
+            redis().del(key(q, "de:d"));
+            redis().hset(key(q, "de:d"), "not", "a string");
+        });
+        assertTrue(h.scriptCalls < n, h.scriptCalls + " script calls for " + n + " finishes");
+        assertFalse(h.completed.contains(broken));
+        assertEquals(1, h.errors.size(), h.errors.toString());
+        RedisException e = assertInstanceOf(RedisException.class, h.errors.get(0));
+        assertTrue(e.getMessage().contains("job " + broken) && e.getMessage().contains("WRONGTYPE"),
+                e.getMessage());
+        assertEquals(0, h.failedCalls);
+        assertEquals(n - 1, redis().zcard(key(q, "completed")));
+        assertFalse(redis().zrange(key(q, "completed"), 0, -1).contains(broken));
+        assertEquals(List.of(), events(q, "completed", broken));
+        for (String id : h.completed) {
+            assertEquals(1, events(q, "completed", id).size());
         }
     }
 }
