@@ -42,6 +42,7 @@
 
 local COMMON, STRIDE = 7, 12
 local replies = {}
+local shared = {} -- the queue's meta, read once for the batch (finishJob)
 for i = 0, (#ARGV - COMMON) / STRIDE - 1 do
   local at = COMMON + i * STRIDE
   local K = {KEYS[1], ARGV[at + 4] == "completed" and KEYS[2] or KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6],
@@ -49,7 +50,7 @@ for i = 0, (#ARGV - COMMON) / STRIDE - 1 do
   local A = {ARGV[1], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5], ARGV[at + 6],
     ARGV[at + 7], ARGV[at + 8], ARGV[at + 9], ARGV[at + 10], ARGV[at + 11], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
     ARGV[6], ARGV[at + 12], ARGV[7]}
-  local ok, reply = pcall(finishJob, K, A)
+  local ok, reply = pcall(finishJob, K, A, shared)
   if ok then
     replies[#replies + 1] = reply
   else

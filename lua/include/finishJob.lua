@@ -1,7 +1,10 @@
 -- finishJob: the body of moveToFinished for one job (see lua/moveToFinished.lua's header for K and A, which mirror
 -- that script's KEYS and ARGV). Shared by moveToFinished and moveManyToFinished, which finishes several jobs in
 -- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists.
-local function finishJob(K, A)
+-- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
+-- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
+-- stream cap, the limiter's max and duration).
+local function finishJob(K, A, shared)
   local base, jobId, token = A[1], A[2], A[3]
   local now = tonumber(A[4])
   local jobKey = base .. jobId
@@ -43,7 +46,13 @@ local function finishJob(K, A)
   end
 
   -- when the next job is fetched, the limiter's fields come with this read (readLimits below)
-  local meta = A[11] == "1" and readMeta(K[5], "max", "duration") or readMeta(K[5])
+  local meta = shared and shared.meta
+  if not meta then
+    meta = (shared or A[11] == "1") and readMeta(K[5], "max", "duration") or readMeta(K[5])
+    if shared then
+      shared.meta = meta
+    end
+  end
   local maxLen = meta.maxLen -- every XADD below caps the stream, so no separate XTRIM is needed
   -- atm was read (and checked to be an integer) above: its new value is written with the outcome's fields below,
   -- in one HSET, instead of a HINCRBY of its own (nothing in between reads it; a job removed at once needs none)
