@@ -176,14 +176,32 @@ class FinishBatchTest {
         }
     }
 
+    /**
+     * Whether n finishes released together share calls depends on thread wake-ups: on a loaded machine each may
+     * reach the batcher after the previous call answered. So a scenario runs again (a fresh queue each time, every
+     * run checked in full) until one run shared calls, at most ATTEMPTS times.
+     */
+    private static final int ATTEMPTS = 5;
+
+    private static boolean shared(Held h, int n, int attempt) {
+        assertTrue(h.scriptCalls < n || attempt < ATTEMPTS,
+                "finishes never shared a call in " + ATTEMPTS + " runs; the last took " + h.scriptCalls + " for " + n);
+        return h.scriptCalls < n;
+    }
+
     @Test
     void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete() throws Exception {
+        for (int attempt = 1; !stolenLockRun(attempt); attempt++) {
+            System.out.println("FinishBatchTest: no shared call in run " + attempt + ", again");
+        }
+    }
+
+    private static boolean stolenLockRun(int attempt) throws Exception {
         String q = queueName("fbsteal");
         int n = 10;
         String stolen = "4";
         Held h = holdAndRelease(q, n, null, () -> redis().set(key(q, stolen + ":lock"), "another-worker"));
         try {
-            assertTrue(h.scriptCalls < n, h.scriptCalls + " script calls for " + n + " finishes");
             assertFalse(h.completed.contains(stolen));
             assertEquals(1, h.errors.size(), h.errors.toString());
             JobException e = assertInstanceOf(JobException.class, h.errors.get(0));
@@ -203,11 +221,18 @@ class FinishBatchTest {
         } finally {
             redis().del(key(q, stolen + ":lock"));
         }
+        return shared(h, n, attempt);
     }
 
     /** A finish that raises a Redis error in the script is reported for its job alone; the others complete. */
     @Test
     void aFinishThatErrsInTheScriptLeavesItsBatchMatesComplete() throws Exception {
+        for (int attempt = 1; !erringFinishRun(attempt); attempt++) {
+            System.out.println("FinishBatchTest: no shared call in run " + attempt + ", again");
+        }
+    }
+
+    private static boolean erringFinishRun(int attempt) throws Exception {
         String q = queueName("fberr");
         int n = 10;
         String broken = "6";
@@ -216,7 +241,6 @@ class FinishBatchTest {
             redis().del(key(q, "de:d"));
             redis().hset(key(q, "de:d"), "not", "a string");
         });
-        assertTrue(h.scriptCalls < n, h.scriptCalls + " script calls for " + n + " finishes");
         assertFalse(h.completed.contains(broken));
         assertEquals(1, h.errors.size(), h.errors.toString());
         RedisException e = assertInstanceOf(RedisException.class, h.errors.get(0));
@@ -229,5 +253,6 @@ class FinishBatchTest {
         for (String id : h.completed) {
             assertEquals(1, events(q, "completed", id).size());
         }
+        return shared(h, n, attempt);
     }
 }
