@@ -82,14 +82,24 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     "prev", "waiting")
   -- the text Redis stores for a numeric argument, so that the reply and the hash say the same
   local startedOn = string.format("%.17g", now)
+  -- the new ats comes from the fields just read (readJobToStart checked it is an integer): one HSET writes it with
+  -- the other fields, instead of a HINCRBY of its own
+  local ats = 0
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == "ats" then
+      ats = tonumber(fields[i + 1])
+      break
+    end
+  end
+  ats = string.format("%d", ats + 1)
   if workerName ~= "" then
-    redis.call("HSET", jobKey, "processedOn", startedOn, "pb", workerName)
+    redis.call("HSET", jobKey, "processedOn", startedOn, "pb", workerName, "ats", ats)
     setListedField(fields, "pb", workerName)
   else
-    redis.call("HSET", jobKey, "processedOn", startedOn)
+    redis.call("HSET", jobKey, "processedOn", startedOn, "ats", ats)
   end
   setListedField(fields, "processedOn", startedOn)
-  setListedField(fields, "ats", string.format("%d", redis.call("HINCRBY", jobKey, "ats", 1)))
+  setListedField(fields, "ats", ats)
   -- chain wake-up: another sleeping worker may take the next job; the count lets this worker fetch that many
   -- at once for its free slots (a hint: the prioritized jobs are counted only when wait is empty)
   local ready = redis.call("LLEN", k.wait)

@@ -45,6 +45,8 @@ final class JobRunner {
     private final Worker.Tokens tokens;
     private JobControl control; // set by the worker before it runs
     private final JobSchedulers schedulers;
+    /** With concurrency above 1, the finishes ready together go in one call; null: each in its own. */
+    private final FinishBatcher batcher;
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
     /** Jobs whose thread close(timeout) interrupted: their failure is the shutdown's, not theirs. */
     private final Set<String> interruptedByClose = ConcurrentHashMap.newKeySet();
@@ -70,6 +72,12 @@ final class JobRunner {
         this.bus = bus;
         this.tokens = tokens;
         this.schedulers = new JobSchedulers(ctx);
+        this.batcher = opts.concurrency() > 1 ? new FinishBatcher(ctx) : null;
+    }
+
+    /** A job's finish: in its own call, or with the other finishes ready at the same time. */
+    private CompletableFuture<FetchedJob> finishCall(MoveToFinished.Request r) {
+        return batcher == null ? MoveToFinished.run(ctx.scripts(), ctx.keys, r) : batcher.finish(r);
     }
 
     /** The cancellations and timeouts of the attempts this runner starts; set before the first dispatch. */
@@ -342,7 +350,7 @@ final class JobRunner {
         r.nextToken = fetchNext() ? nextToken : null;
         FetchedJob next;
         try {
-            next = writeOutcome(job, "moveToCompleted", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r),
+            next = writeOutcome(job, "moveToCompleted", () -> finishCall(r),
                     sent -> finishApplied(job, r, sent));
         } catch (JobException e) {
             // a parent of a flow may not complete with children pending (an attempt that failed, as in BullMQ) or
@@ -402,7 +410,7 @@ final class JobRunner {
         MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), false, reason);
         r.stacktrace = stack;
         r.nextToken = fetchNext() ? nextToken : null;
-        FetchedJob next = writeOutcome(job, "moveToFailed", () -> MoveToFinished.run(ctx.scripts(), ctx.keys, r),
+        FetchedJob next = writeOutcome(job, "moveToFailed", () -> finishCall(r),
                 sent -> finishApplied(job, r, sent));
         Job failed = after(job, "atm", attemptsMade, "failedReason", reason, "stacktrace", stack,
                 "finishedOn", r.now);

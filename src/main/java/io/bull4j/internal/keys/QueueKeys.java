@@ -23,6 +23,9 @@ public final class QueueKeys {
     private final String prefix;
     private final String name;
     private final String base;
+    /** The finish scripts' keys, built once: to completed, to failed (moveToFinished's order). */
+    private volatile String[] finishToCompleted;
+    private volatile String[] finishToFailed;
 
     public QueueKeys(String prefix, String name) {
         ValidationException.check(name != null && !name.isBlank(), "queueName", "must not be blank (was \""
@@ -61,6 +64,24 @@ public final class QueueKeys {
     /** {@code P:Q}, the queue's qualified name. */
     public String qualifiedName() {
         return prefix + ":" + name;
+    }
+
+    /**
+     * The KEYS of lua/moveToFinished.lua (and of moveManyToFinished.lua, with {@code completed} true), built once
+     * per queue; callers must not change the array.
+     */
+    public String[] finishKeys(boolean completed) {
+        String[] keys = completed ? finishToCompleted : finishToFailed;
+        if (keys == null) {
+            keys = new String[] {active(), completed ? completed() : failed(), events(), stalled(), meta(),
+                    waitList(), prioritized(), priorityCounter(), delayed(), marker(), failed()};
+            if (completed) {
+                finishToCompleted = keys;
+            } else {
+                finishToFailed = keys;
+            }
+        }
+        return keys;
     }
 
     public String waitList() { return base + "wait"; }

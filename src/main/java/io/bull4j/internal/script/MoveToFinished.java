@@ -44,8 +44,7 @@ public final class MoveToFinished {
     }
 
     static String[] keys(QueueKeys k, boolean completed) {
-        return new String[] {k.active(), completed ? k.completed() : k.failed(), k.events(), k.stalled(), k.meta(),
-                k.waitList(), k.prioritized(), k.priorityCounter(), k.delayed(), k.marker(), k.failed()};
+        return k.finishKeys(completed);
     }
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, Request r) {
@@ -60,14 +59,20 @@ public final class MoveToFinished {
                 MoveToActive.limiterArg(r.limiterDurationMs),
                 r.metricsMaxDataPoints > 0 ? Integer.toString(r.metricsMaxDataPoints) : "",
                 r.deadLetterBase == null ? "" : r.deadLetterBase, k.name())
-                .thenApply(reply -> {
-                    if (reply.size() == 1) {
-                        long code = (Long) reply.get(0);
-                        // a flow parent's refusals name the command as BullMQ's do: they become failed reasons
-                        throw ScriptErrors.error(code, k.name(), r.jobId, code == -4 || code == -9 ? "moveToFinished"
-                                : r.completed ? "moveToCompleted" : "moveToFailed");
-                    }
-                    return FetchedJob.parse(reply);
-                });
+                .thenApply(reply -> parse(k, r, reply));
+    }
+
+    /** One finish's reply: what it fetched, or its refusal as the exception the single call throws. */
+    static FetchedJob parse(QueueKeys k, Request r, List<Object> reply) {
+        if (reply.size() == 1) {
+            long code = (Long) reply.get(0);
+            // a flow parent's refusals name the command as BullMQ's do: they become failed reasons
+            throw ScriptErrors.error(code, k.name(), r.jobId, code == -4 || code == -9 ? "moveToFinished"
+                    : r.completed ? "moveToCompleted" : "moveToFailed");
+        }
+        if (reply.size() == 2 && reply.get(0) instanceof Long code && code == -99) {
+            throw MoveManyToFinished.scriptError(r.jobId, String.valueOf(reply.get(1)));
+        }
+        return FetchedJob.parse(reply);
     }
 }

@@ -63,6 +63,7 @@ class ScriptKeysTest {
         r.token = "t:1";
         r.value = "null";
         m.put("moveToFinished", () -> MoveToFinished.run(runner, K, r));
+        m.put("moveManyToFinished", () -> MoveManyToFinished.run(runner, K, List.of(r, r)));
         m.put("retryJob", () -> RetryJob.run(runner, K, "missing", "t:1", "x", null, now));
         m.put("moveToDelayed", () -> MoveToDelayed.run(runner, K, "missing", "t:1", now, 0, null, null));
         m.put("moveToWait", () -> MoveToWait.run(runner, K, "missing", "t:1"));

@@ -1,0 +1,160 @@
+-- finishJob: the body of moveToFinished for one job (see lua/moveToFinished.lua's header for K and A, which mirror
+-- that script's KEYS and ARGV). Shared by moveToFinished and moveManyToFinished, which finishes several jobs in
+-- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists.
+-- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
+-- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
+-- stream cap, the limiter's max and duration).
+local function finishJob(K, A, shared)
+  local base, jobId, token = A[1], A[2], A[3]
+  local now = tonumber(A[4])
+  local jobKey = base .. jobId
+  -- everything this script reads from the job is checked before its first write
+  -- (one read: the check's HMGET also brings deid, which tells whether the job owns a deduplication window)
+  local problem, jobFields = readSoundJob(jobKey, 1, "atm", "deid", "parentKey", "parent")
+  if problem == "missing" then
+    return {-1}
+  end
+  if problem then
+    -- only the lock owner may set it aside, as it may finish it; a foreign or lost lock refuses as usual
+    local holder = redis.call("GET", jobKey .. ":lock")
+    if token ~= "0" and holder ~= token then
+      return {holder and -6 or -2}
+    end
+    if redis.call("LREM", K[1], -1, jobId) == 0 then
+      return {-3}
+    end
+    redis.call("SREM", K[4], jobId)
+    setAsideDamaged(jobKey, jobId, K[11], K[3], readMeta(K[5]).maxLen, "active", problem, now)
+    return {-20}
+  end
+  -- a parent completes only once its children are done (checked before the lock is released, as BullMQ does)
+  if A[5] == "completed"
+      and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") > 0 then
+    if redis.call("SCARD", jobKey .. ":dependencies") > 0 then
+      return {-4}
+    end
+    if redis.call("ZCARD", jobKey .. ":unsuccessful") > 0 then
+      return {-9}
+    end
+  end
+  local lock = checkAndReleaseLock(jobKey, K[4], jobId, token)
+  if lock ~= 0 then
+    return {lock}
+  end
+  if redis.call("LREM", K[1], -1, jobId) == 0 then
+    return {-3}
+  end
+
+  -- when the next job is fetched, the limiter's fields come with this read (readLimits below)
+  local meta = shared and shared.meta
+  if not meta then
+    meta = (shared or A[11] == "1") and readMeta(K[5], "max", "duration") or readMeta(K[5])
+    if shared then
+      shared.meta = meta
+    end
+  end
+  local maxLen = meta.maxLen -- every XADD below caps the stream, so no separate XTRIM is needed
+  -- atm was read (and checked to be an integer) above: its new value is written with the outcome's fields below,
+  -- in one HSET, instead of a HINCRBY of its own (nothing in between reads it; a job removed at once needs none)
+  local attemptsMade = (tonumber(jobFields[1]) or 0) + 1
+  local completed = A[5] == "completed"
+
+  -- a deduplication window without TTL lasts while its job does: release it if it still names this job
+  local dedupId = jobFields[2]
+  if dedupId then
+    local dedupKey = base .. "de:" .. dedupId
+    local ttl = redis.call("PTTL", dedupKey)
+    if ttl == -1 and redis.call("GET", dedupKey) == jobId then
+      redis.call("DEL", dedupKey)
+    end
+    -- keepLastIfActive: the add kept while this job ran becomes a job now (deduplicate.lua)
+    createDedupNext(base, {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
+      marker = K[10], meta = K[5], events = K[3]}, meta, dedupId, now)
+  end
+  -- a child of a flow: its parent learns the outcome (return value, or the failure under the child's policy)
+  local parent = parentOf(jobFields[3], jobFields[4])
+  if parent then
+    if completed then
+      childCompleted(parent, jobKey, A[6], now)
+    else
+      childFailed(parent, jobKey, A[6], now)
+    end
+  end
+  local keepCount = tonumber(A[8])
+  local keepAge = tonumber(A[9])
+  if not completed and (A[18] or "") ~= "" then
+    addDeadLetter(A[18], A[19], jobKey, jobId, A[6], attemptsMade, A[7], now)
+  end
+
+  if keepCount == 0 then
+    removeJobKeys(jobKey)
+    if parent then
+      childGone(parent, jobKey)
+    end
+  else
+    redis.call("ZADD", K[2], now, jobId)
+    local outcome = completed and "returnvalue" or "failedReason"
+    if A[7] ~= "" then
+      redis.call("HSET", jobKey, "atm", attemptsMade, outcome, A[6], "finishedOn", now, "stacktrace", A[7])
+    else
+      redis.call("HSET", jobKey, "atm", attemptsMade, outcome, A[6], "finishedOn", now)
+    end
+    if not completed then
+      redis.call("HDEL", jobKey, "defa")
+    end
+    -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
+    if keepAge >= 0 then
+      -- newest first, as BullMQ trims (the order parents released by unlinkTrimmed go to wait in)
+      local old = redis.call("ZREVRANGEBYSCORE", K[2], now - keepAge, "-inf", "LIMIT", 0, 1000)
+      for _, id in ipairs(old) do
+        unlinkTrimmed(base .. id)
+        removeJobKeys(base .. id)
+      end
+      if #old > 0 then
+        redis.call("ZREM", K[2], unpack(old))
+      end
+    end
+    if keepCount > 0 then
+      local extra = redis.call("ZREVRANGE", K[2], keepCount, keepCount + 999)
+      for _, id in ipairs(extra) do
+        unlinkTrimmed(base .. id)
+        removeJobKeys(base .. id)
+      end
+      if #extra > 0 then
+        redis.call("ZREM", K[2], unpack(extra))
+      end
+    end
+  end
+
+  if completed then
+    redis.call("XADD", K[3], "MAXLEN", "~", maxLen, "*", "event", "completed", "jobId", jobId,
+      "returnvalue", A[6], "prev", "active")
+  else
+    redis.call("XADD", K[3], "MAXLEN", "~", maxLen, "*", "event", "failed", "jobId", jobId,
+      "failedReason", A[6], "prev", "active")
+    if attemptsMade >= tonumber(A[10]) then
+      redis.call("XADD", K[3], "MAXLEN", "~", maxLen, "*", "event", "retries-exhausted", "jobId", jobId,
+        "attemptsMade", attemptsMade)
+    end
+  end
+
+  if A[17] ~= "" then
+    countFinishedInMinute(base .. "metrics:" .. A[5], tonumber(A[17]), A[4])
+  end
+
+  local k = {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
+    marker = K[10], meta = K[5], events = K[3], failed = K[11]}
+  local result = {0, 0, 0, 0}
+  -- drained as BullMQ decides it: a worker that asked for a next job and found the queue paused (or maxed), or a
+  -- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained
+  local quiet = false
+  if A[11] == "1" then
+    result = fetchJob(k, base, now, A[12], A[13], A[14], readLimits(meta, K[5], A[15], A[16]))
+    quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or pausedOrMaxed(meta, K[1])
+  end
+  if not quiet and redis.call("LLEN", K[6]) == 0 and redis.call("LLEN", K[1]) == 0
+      and redis.call("ZCARD", K[7]) == 0 then
+    redis.call("XADD", K[3], "MAXLEN", "~", maxLen, "*", "event", "drained")
+  end
+  return result
+end

@@ -1,0 +1,60 @@
+-- moveManyToFinished: finishes several active jobs of one queue in one call, each exactly as its own moveToFinished
+-- call would, one after the other in the order given (lua/include/finishJob.lua): its own lock check, outcome,
+-- retention, events, and its own fetch of a next job when it asks for one. One job's refusal or error is its own:
+-- the jobs after it are finished all the same.
+-- KEYS[1] active
+-- KEYS[2] completed
+-- KEYS[3] events
+-- KEYS[4] stalled
+-- KEYS[5] meta
+-- KEYS[6] wait
+-- KEYS[7] prioritized
+-- KEYS[8] pc
+-- KEYS[9] delayed
+-- KEYS[10] marker
+-- KEYS[11] failed
+-- ARGV[1] key base
+-- ARGV[2] lock duration (ms), for the next jobs
+-- ARGV[3] worker name, or ""
+-- ARGV[4] the worker's limiter max, or ""
+-- ARGV[5] the worker's limiter duration (ms), or ""
+-- ARGV[6] the worker's metrics max data points, or ""
+-- ARGV[7] this queue's name, for dead letters
+-- then 12 arguments per job, as moveToFinished's ARGV[2..12] and ARGV[18]: job id, lock token, now (ms),
+-- "completed" or "failed", return value or failed reason, stacktrace or "", keep count, keep age (ms), attempts
+-- allowed, "1" to take a next job, the next job's token, the dead-letter queue key base or ""
+-- Returns one reply per job, in order: what moveToFinished returns for it, or {-99, message} when its finish
+-- raised an error (what it wrote before the error stays written, as with a moveToFinished that errs).
+--@include queueState
+--@include readyJob
+--@include takeLock
+--@include lockCheck
+--@include removeJobKeys
+--@include jobHealth
+--@include promoteDelayed
+--@include rateLimit
+--@include fetchJob
+--@include deduplicate
+--@include metrics
+--@include deadLetter
+--@include flowParent
+--@include finishJob
+
+local COMMON, STRIDE = 7, 12
+local replies = {}
+local shared = {} -- the queue's meta, read once for the batch (finishJob)
+for i = 0, (#ARGV - COMMON) / STRIDE - 1 do
+  local at = COMMON + i * STRIDE
+  local K = {KEYS[1], ARGV[at + 4] == "completed" and KEYS[2] or KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6],
+    KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]}
+  local A = {ARGV[1], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5], ARGV[at + 6],
+    ARGV[at + 7], ARGV[at + 8], ARGV[at + 9], ARGV[at + 10], ARGV[at + 11], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
+    ARGV[6], ARGV[at + 12], ARGV[7]}
+  local ok, reply = pcall(finishJob, K, A, shared)
+  if ok then
+    replies[#replies + 1] = reply
+  else
+    replies[#replies + 1] = {-99, type(reply) == "table" and tostring(reply.err) or tostring(reply)}
+  end
+end
+return replies

@@ -1,0 +1,116 @@
+package io.bull4j;
+
+import io.bull4j.internal.script.FetchedJob;
+import io.bull4j.internal.script.MoveManyToFinished;
+import io.bull4j.internal.script.MoveToFinished;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sends the finishes of a worker with concurrency above 1 together: a finish goes at once when none is in flight;
+ * those that arrive while one is go together in the next call (up to {@link MoveManyToFinished#MAX}), sent as soon
+ * as the call in flight answers. No finish waits for company. A call with one finish is today's single
+ * moveToFinished; one with several is moveManyToFinished, which applies each as that call would, with its own
+ * result: a refusal (a lost lock) is that job's alone.
+ */
+final class FinishBatcher {
+    private final QueueContext ctx;
+    private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+    private boolean inFlight; // guarded by this
+
+    FinishBatcher(QueueContext ctx) {
+        this.ctx = ctx;
+    }
+
+    private record Pending(MoveToFinished.Request request, CompletableFuture<FetchedJob> result) {
+    }
+
+    /** The finish's outcome, as {@link MoveToFinished#run} would complete it. */
+    CompletableFuture<FetchedJob> finish(MoveToFinished.Request r) {
+        Pending p = new Pending(r, new CompletableFuture<>());
+        List<Pending> batch;
+        synchronized (this) {
+            waiting.add(p);
+            if (inFlight) {
+                return p.result;
+            }
+            inFlight = true;
+            batch = take();
+        }
+        send(batch);
+        return p.result;
+    }
+
+    /** The next batch: the waiting finishes whose caller still waits (one that gave up was cancelled). */
+    private List<Pending> take() {
+        List<Pending> batch = new ArrayList<>();
+        while (batch.size() < MoveManyToFinished.MAX && !waiting.isEmpty()) {
+            Pending p = waiting.poll();
+            if (!p.result.isDone()) {
+                batch.add(p);
+            }
+        }
+        return batch;
+    }
+
+    private void send(List<Pending> batch) {
+        while (batch.isEmpty()) {
+            synchronized (this) {
+                if (waiting.isEmpty()) {
+                    inFlight = false;
+                    return;
+                }
+                batch = take();
+            }
+        }
+        CompletableFuture<Void> sent;
+        try {
+            if (batch.size() == 1) {
+                Pending only = batch.get(0);
+                sent = MoveToFinished.run(ctx.scripts(), ctx.keys, only.request).handle((next, error) -> {
+                    complete(only, next, error);
+                    return null;
+                });
+            } else {
+                List<Pending> many = batch;
+                List<MoveToFinished.Request> requests = many.stream().map(Pending::request).toList();
+                sent = MoveManyToFinished.run(ctx.scripts(), ctx.keys, requests).handle((outcomes, error) -> {
+                    for (int i = 0; i < many.size(); i++) {
+                        if (error != null) {
+                            complete(many.get(i), null, error);
+                        } else {
+                            MoveManyToFinished.Outcome o = outcomes.get(i);
+                            complete(many.get(i), o.next(), o.error());
+                        }
+                    }
+                    return null;
+                });
+            }
+        } catch (RuntimeException e) {
+            batch.forEach(p -> p.result.completeExceptionally(e));
+            sent = CompletableFuture.completedFuture(null);
+        }
+        sent.whenComplete((v, e) -> {
+            List<Pending> next;
+            synchronized (this) {
+                if (waiting.isEmpty()) {
+                    inFlight = false;
+                    return;
+                }
+                next = take();
+            }
+            send(next);
+        });
+    }
+
+    private static void complete(Pending p, FetchedJob next, Throwable error) {
+        if (error != null) {
+            p.result.completeExceptionally(error);
+        } else {
+            p.result.complete(next);
+        }
+    }
+}
