@@ -242,7 +242,10 @@ async function latencyRun(n, warmup) {
   await new Promise((resolve) => setTimeout(resolve, 200)); // let the worker reach its blocking fetch
   let m;
   for (let i = 0; i < total; i++) {
-    if (i === warmup) m = await begin();
+    if (i === warmup) {
+      await admin.config('RESETSTAT');
+      m = await begin();
+    }
     const completed = new Promise((resolve) => { waiting = [i, resolve]; });
     const t0 = performance.now();
     await queue.add('lat', { i, t0 });
@@ -250,12 +253,13 @@ async function latencyRun(n, warmup) {
     complLat[i] = (await completed) - t0;
   }
   const cost = await end(m, n, performance.now());
+  const counts = await commandCounts(n);
   await worker.close();
   await events.close();
   await queue.close();
   const counted = (a) => Array.from(a.subarray(warmup)).sort((x, y) => x - y);
   return { jobs: n, jobs_per_s: n / cost.wall_s, ...dist(counted(addLat), 'add_call'),
-    ...dist(counted(startLat), 'start'), ...dist(counted(complLat), 'completed_event'), ...cost };
+    ...dist(counted(startLat), 'start'), ...dist(counted(complLat), 'completed_event'), ...cost, ...counts };
 }
 
 // Issue 15's delayed/bulk<N>, as bull4j's DelayedRuns.bulk: the lateness of delayed jobs while a big bulk add is
@@ -295,6 +299,9 @@ async function delayedBulkRun(n, conc) {
   worker.on('error', (err) => log(`worker error: ${err?.message}`));
   await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
   await new Promise((resolve) => setTimeout(resolve, 200));
+  // a stalled run fails instead of hanging the interleaved command (bull4j's side: Completions.timeoutFor)
+  const guard = setTimeout(() => { failedWith = new Error(`only ${done} of ${n} jobs completed`); finished(); },
+    (60 + n * 0.002 + CHUNK_SPREAD_MS / 1000) * 1000);
   await admin.config('RESETSTAT');
   const m = await begin();
   const ta = performance.now();
@@ -308,7 +315,8 @@ async function delayedBulkRun(n, conc) {
   const addEndMs = Date.now();
   const addS = (performance.now() - ta) / 1000;
   await allDone;
-  if (failedWith) throw new Error(`a delayed job failed: ${failedWith.message}`);
+  clearTimeout(guard);
+  if (failedWith) throw new Error(`delayed bulk: ${failedWith.message}`);
   const cost = await end(m, n, performance.now());
   const counts = await commandCounts(n);
   await worker.close();
