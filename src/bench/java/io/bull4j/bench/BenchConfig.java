@@ -13,8 +13,8 @@ import java.util.Map;
  * {@code BENCH_RUNS} and {@code BENCH_OUT} stand in for absent {@code --port}, {@code --runs} and {@code --out}.
  */
 final class BenchConfig {
-    static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "delayed-bulk", "cost",
-            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers",
+    static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "cost",
+            "delayed-bulk", "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers",
             "flows", "flows-add", "flows-process");
     final Map<String, String> raw;
     final boolean quick;

@@ -14,8 +14,8 @@ import java.util.Map;
  * {@code src/bench/run-bench.sh} (see docs/benchmarks.md); it is a program, not a test.
  *
  * <pre>{@code src/bench/run-bench.sh --port 6395 [--runs 3] [--modes add,addBulk,process,latency,delayed,cost]
- *     (also delayed-bulk, scale..., limiter, schedulers, flows...: see docs/benchmarks.md)
  *     [--out results.jsonl] [--quick]}</pre>
+ * (more modes: delayed-bulk, scale..., idle, limiter, schedulers, flows...; see docs/benchmarks.md)
  *
  * <p>Exit status 0 when every mode ran, 1 on a failure, 2 on a bad command line.
  */
