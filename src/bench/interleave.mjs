@@ -12,7 +12,9 @@
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
 // Issue 10's variants: schedulers/n<N>-c<C> (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
 // with its own measures in the summary. Issue 11's: flows/add-1x<W>[-inflight<K>] and flows/process-1x<W>-c<C>
-// (--flows, default 1000, quick 100; --n does not apply to them).
+// (--flows, default 1000, quick 100; --n does not apply to them). Issue 15's: latency/c1-sequential (--n-latency
+// sequential jobs, default 2000, quick 300, after 50 uncounted ones) and delayed/bulk<N> (N delayed jobs added
+// through addBulk while a worker runs; N comes from the name, --n does not apply).
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
 import { spawnSync } from 'node:child_process';
@@ -41,6 +43,8 @@ const DURATION_S = args['duration-s']; // schedulers: the measured window (defau
 const WARMUP_S = args['warmup-s']; // schedulers: the running time before the window (default 5 s)
 const WINDOWS = args.windows; // limiter: the measured one-second windows (default 10)
 const FLOWS = String(args.flows ?? (QUICK ? 100 : 1000)); // flows: the flows of a measured run
+// latency: the counted sequential jobs of a run (each waits for the previous one's completion, so not --n)
+const N_LATENCY = String(args['n-latency'] ?? (QUICK ? 300 : 2000));
 const DRIFT = 0.15;
 // measures compared; "better" says which way a ratio bull4j / BullMQ below or above 1 is a win
 const MEASURES = [
@@ -62,6 +66,25 @@ const MODE_MEASURES = {
     ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
     ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
     ['cmd_calls_per_job', 'Redis commands/job (commandstats: sent and run by scripts)', 'lower'],
+  ],
+  latency: [
+    ['start_p50_ms', 'add → processor start p50 ms', 'lower'],
+    ['start_p99_ms', 'add → processor start p99 ms', 'lower'],
+    ['start_max_ms', 'add → processor start max ms', 'lower'],
+    ['completed_event_p50_ms', 'add → completed event p50 ms', 'lower'],
+    ['completed_event_p99_ms', 'add → completed event p99 ms', 'lower'],
+    ['completed_event_max_ms', 'add → completed event max ms', 'lower'],
+    ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
+    ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
+  ],
+  delayed: [
+    ['late_p50_ms', 'lateness p50 ms', 'lower'],
+    ['late_p99_ms', 'lateness p99 ms', 'lower'],
+    ['late_max_ms', 'lateness max ms', 'lower'],
+    ['late_during_add_p99_ms', 'lateness p99 ms, jobs due before the add returned', 'lower'],
+    ['add_s', 'bulk add s (worker running)', 'lower'],
+    ['node_cpu_us_per_job', 'client CPU µs/job (Node / JVM)', 'lower'],
+    ['redis_cpu_us_per_job', 'Redis CPU µs/job', 'lower'],
   ],
   limiter: [
     ['jobs_per_s', 'rate over the windows, jobs/s', 'closer to max'],
@@ -99,6 +122,12 @@ function javaArgs(variant) {
   if (mode === 'add' && (m = name.match(/^inflight(\d+)$/))) {
     return [...common, '--modes', 'add', '--add-inflight', m[1], '--n-add', String(N)];
   }
+  if (mode === 'latency' && name === 'c1-sequential') {
+    return [...common, '--modes', 'latency', '--n-latency', N_LATENCY];
+  }
+  if (mode === 'delayed' && (m = name.match(/^bulk(\d+)$/))) {
+    return [...common, '--modes', 'delayed-bulk', '--n-delayed', m[1]];
+  }
   if (mode === 'schedulers' && (m = name.match(/^n(\d+)-c(\d+)$/))) {
     return [...common.slice(0, 6), '--jit-warmup-n', '0', '--modes', 'schedulers', '--scale-runs', '1',
       '--sched-n', m[1], '--sched-conc', m[2],
@@ -116,7 +145,8 @@ function javaArgs(variant) {
     return [...common, '--modes', 'flows-process', '--flows-n', FLOWS, '--flows-width', m[1], '--flows-conc', m[2]];
   }
   throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>, flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
+    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>, limiter/max<M>-c<C>, '
+    + 'flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 function nodeArgs(variant) {
   const [mode] = variant.split('/');
@@ -127,6 +157,7 @@ function nodeArgs(variant) {
   }
   if (mode === 'limiter' && WINDOWS) extra.push('--windows', WINDOWS);
   if (mode === 'flows') extra.push('--flows', FLOWS);
+  if (mode === 'latency') extra.push('--n', N_LATENCY); // the driver's last --n wins
   return extra;
 }
 
@@ -172,7 +203,8 @@ const stats = (xs) => {
 };
 const fmt = (x) => (x === undefined || Number.isNaN(x) ? '–' : Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en')
   : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
-const metric = (line, k) => line.per_run[0][k];
+// a value with no sample (JSON null: no job was due during the add) is NaN, never 0 in a ratio
+const metric = (line, k) => line.per_run[0][k] ?? NaN;
 const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 
 // a pair drifts when one side's Redis CPU per job is more than 15 % away from that side's median over the pairs:

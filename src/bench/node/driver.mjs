@@ -7,6 +7,10 @@
 //        node driver.mjs --port P --variant schedulers/n10000-c100 [--every-ms 1000] [--warmup-s 5] [--duration-s 60]
 //        node driver.mjs --port P --variant limiter/max1000-c50 [--windows 10]
 //        node driver.mjs --port P --variant flows/add-1x10[-inflight<K>]|flows/process-1x10-c10 [--flows 1000]
+//        node driver.mjs --port P --variant latency/c1-sequential [--n 2000] [--latency-warmup 50]
+//        node driver.mjs --port P --variant delayed/bulk10000 [--delayed-conc 10]
+// latency/c1-sequential and delayed/bulk<N> are issue 15's, run as bull4j's LatencyRuns.latency and
+// DelayedRuns.bulk (see latencyRun and delayedBulkRun below); for delayed/bulk<N> the name gives n, not --n.
 // The flows variants are issue 11's, run as bull4j's FlowRuns (src/bench/java); --n does not apply to them (--flows
 // is the number of flows, --warmup-n the warm-up's jobs, 11 per flow of 1x10).
 // The schedulers and limiter variants are issue 10's, run as bull4j's harness runs them (SchedulerRuns and
@@ -18,7 +22,7 @@
 // and Worker per pass, payload {i}, job name "bench", prefill through addBulk chunks of 1000, an empty async
 // processor, processing throughput from the first to the last completion. CPU: this process from
 // process.cpuUsage() (all threads), Redis from INFO cpu, the rest of the machine from /proc/stat.
-import { Queue, Worker, FlowProducer } from 'bullmq';
+import { Queue, Worker, FlowProducer, QueueEvents } from 'bullmq';
 import IORedis from 'ioredis';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -209,6 +213,119 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
     offered_per_s: offered, jobs_per_s: iterations / cost.wall_s, sustained_fraction: iterations / cost.wall_s / offered,
     ...dist(s, 'late'), late_over_10ms_pct: (100 * s.filter((v) => v > 10).length) / Math.max(1, iterations),
     ...cost, waiting_at_end: waiting };
+}
+
+// Sequential latency, as bull4j's LatencyRuns.latency (the reference harness's mode d): a Worker at concurrency 1
+// and a QueueEvents reader on queue bench-lat; one job at a time (name "lat", data {i, t0}), the next added only
+// once the previous one's completed event has arrived. Per job: the awaited add call, add to processor entry
+// (performance.now() in the processor minus t0), add to the completed event. The first `warmup` jobs are not
+// counted; the CPU window covers the n counted ones.
+async function latencyRun(n, warmup) {
+  await admin.flushall('SYNC');
+  const name = 'bench-lat';
+  const total = n + warmup;
+  const addLat = new Float64Array(total);
+  const startLat = new Float64Array(total);
+  const complLat = new Float64Array(total);
+  const queue = new Queue(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  const worker = new Worker(name, async (job) => {
+    startLat[job.data.i] = performance.now() - job.data.t0;
+    return job.data.i;
+  }, { connection, concurrency: 1 });
+  worker.on('error', (err) => log(`worker error: ${err?.message}`));
+  let waiting = null; // [index, resolve] of the job whose completed event is awaited
+  events.on('completed', ({ returnvalue }) => {
+    if (waiting && Number(returnvalue) === waiting[0]) waiting[1](performance.now());
+  });
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), worker.waitUntilReady()]);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // let the worker reach its blocking fetch
+  let m;
+  for (let i = 0; i < total; i++) {
+    if (i === warmup) {
+      await admin.config('RESETSTAT');
+      m = await begin();
+    }
+    const completed = new Promise((resolve) => { waiting = [i, resolve]; });
+    const t0 = performance.now();
+    await queue.add('lat', { i, t0 });
+    addLat[i] = performance.now() - t0;
+    complLat[i] = (await completed) - t0;
+  }
+  const cost = await end(m, n, performance.now());
+  const counts = await commandCounts(n);
+  await worker.close();
+  await events.close();
+  await queue.close();
+  const counted = (a) => Array.from(a.subarray(warmup)).sort((x, y) => x - y);
+  return { jobs: n, jobs_per_s: n / cost.wall_s, ...dist(counted(addLat), 'add_call'),
+    ...dist(counted(startLat), 'start'), ...dist(counted(complLat), 'completed_event'), ...cost, ...counts };
+}
+
+// Issue 15's delayed/bulk<N>, as bull4j's DelayedRuns.bulk: the lateness of delayed jobs while a big bulk add is
+// still running. A Worker (concurrency 10, queue bench-delayed-bulk) runs first; then n jobs go in through
+// addBulk chunks of 1000 with removeOnComplete, job i delayed 50 + (i mod 1000) * 2 ms, so that each chunk comes
+// due over the 2 s after it was added: jobs keep coming due from 50 ms after the add starts for as long as it runs.
+// Lateness = Date.now() at processor entry minus timestamp + delay; the jobs due before the add returned are also
+// counted apart (late_during_add_*). The CPU window runs from the add's start to the last completion.
+const DELAY_MIN_MS = 50;
+const CHUNK_SPREAD_MS = 2000;
+const delayOf = (i) => DELAY_MIN_MS + Math.round(((i % CHUNK) * CHUNK_SPREAD_MS) / CHUNK);
+async function delayedBulkRun(n, conc) {
+  await admin.flushall('SYNC');
+  const name = 'bench-delayed-bulk';
+  const late = new Float64Array(n);
+  const due = new Float64Array(n);
+  const queue = new Queue(name, { connection });
+  let done = 0;
+  let tFirst = 0;
+  let tLast = 0;
+  let failedWith;
+  let finished;
+  const allDone = new Promise((resolve) => { finished = resolve; });
+  const worker = new Worker(name, async (job) => {
+    const now = Date.now();
+    const d = job.timestamp + (job.opts.delay ?? 0);
+    due[job.data.i] = d;
+    late[job.data.i] = now - d;
+  }, { connection, concurrency: conc });
+  worker.on('completed', () => {
+    const t = performance.now();
+    if (done === 0) tFirst = t;
+    tLast = t;
+    if (++done === n) finished();
+  });
+  worker.on('failed', (job, err) => { failedWith = err; finished(); });
+  worker.on('error', (err) => log(`worker error: ${err?.message}`));
+  await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // a stalled run fails instead of hanging the interleaved command (bull4j's side: Completions.timeoutFor)
+  const guard = setTimeout(() => { failedWith = new Error(`only ${done} of ${n} jobs completed`); finished(); },
+    (60 + n * 0.002 + CHUNK_SPREAD_MS / 1000) * 1000);
+  await admin.config('RESETSTAT');
+  const m = await begin();
+  const ta = performance.now();
+  for (let s = 0; s < n; s += CHUNK) {
+    const jobs = [];
+    for (let i = s; i < Math.min(n, s + CHUNK); i++) {
+      jobs.push({ name: 'bench', data: { i }, opts: { delay: delayOf(i), removeOnComplete: true } });
+    }
+    await queue.addBulk(jobs);
+  }
+  const addEndMs = Date.now();
+  const addS = (performance.now() - ta) / 1000;
+  await allDone;
+  clearTimeout(guard);
+  if (failedWith) throw new Error(`delayed bulk: ${failedWith.message}`);
+  const cost = await end(m, n, performance.now());
+  const counts = await commandCounts(n);
+  await worker.close();
+  await queue.close();
+  const all = Array.from(late).sort((a, b) => a - b);
+  const during = Array.from(late).filter((x, i) => due[i] < addEndMs).sort((a, b) => a - b);
+  return { jobs: n, add_s: addS, add_jobs_per_s: n / addS, ...dist(all, 'late'),
+    early_jobs: all.filter((x) => x < 0).length, due_during_add_jobs: during.length, ...dist(during, 'late_during_add'),
+    jobs_per_s: n / cost.wall_s, jobs_per_s_processing: (n - 1) / ((tLast - tFirst) / 1000), ...cost, ...counts };
 }
 
 // INFO commandstats per iteration, top 15 by usec (the harness's own commands left out), as bull4j's Modes.top
@@ -442,6 +559,17 @@ function runnerFor(variant) {
     const inflight = name === 'sequential' ? 1 : Number(m[1]);
     return { mode, name, params: { n: N, inflight }, run: (n) => addRun(n, inflight) };
   }
+  if (mode === 'latency' && name === 'c1-sequential') {
+    const warmup = Number(args['latency-warmup'] ?? 50);
+    return { mode, name, params: { n: N, warmup, concurrency: 1, retention: 'keep' },
+      warmupRun: () => latencyRun(Math.min(WARMUP_N, 500), warmup), run: (n) => latencyRun(n, warmup) };
+  }
+  if (mode === 'delayed' && (m = name?.match(/^bulk(\d+)$/))) {
+    const n = Number(m[1]);
+    const conc = Number(args['delayed-conc'] ?? 10);
+    return { mode, name, params: { n, chunk: CHUNK, delay_ms: '50 + (i mod chunk) * 2000 / chunk', concurrency: conc,
+      retention: 'remove' }, warmupRun: () => delayedBulkRun(WARMUP_N, conc), run: () => delayedBulkRun(n, conc) };
+  }
   if (mode === 'schedulers' && (m = name?.match(/^n(\d+)-c(\d+)$/))) {
     const everyMs = Number(args['every-ms'] ?? 1000);
     const warmupS = Number(args['warmup-s'] ?? 5);
@@ -474,7 +602,8 @@ function runnerFor(variant) {
     }
   }
   throw new Error(`unknown --variant ${variant} (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'schedulers/n<N>-c<C>, limiter/max<M>-c<C>, flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
+    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>, limiter/max<M>-c<C>, '
+    + 'flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 
 const runner = runnerFor(VARIANT);

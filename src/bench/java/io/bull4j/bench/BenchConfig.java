@@ -14,7 +14,7 @@ import java.util.Map;
  */
 final class BenchConfig {
     static final List<String> KNOWN_MODES = List.of("add", "addBulk", "process", "latency", "delayed", "cost",
-            "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers",
+            "delayed-bulk", "scale", "scale-waiting", "scale-delayed", "scale-depth", "idle", "limiter", "schedulers",
             "flows", "flows-add", "flows-process");
     final Map<String, String> raw;
     final boolean quick;

@@ -15,6 +15,7 @@ import java.util.Map;
  *
  * <pre>{@code src/bench/run-bench.sh --port 6395 [--runs 3] [--modes add,addBulk,process,latency,delayed,cost]
  *     [--out results.jsonl] [--quick]}</pre>
+ * (more modes: delayed-bulk, scale..., idle, limiter, schedulers, flows...; see docs/benchmarks.md)
  *
  * <p>Exit status 0 when every mode ran, 1 on a failure, 2 on a bad command line.
  */
@@ -54,6 +55,7 @@ public final class BenchMain {
                     case "process" -> modes.process();
                     case "latency" -> modes.latency();
                     case "delayed" -> modes.delayed();
+                    case "delayed-bulk" -> modes.delayedBulk();
                     case "cost" -> modes.cost();
                     case "scale" -> {
                         scale.waiting();

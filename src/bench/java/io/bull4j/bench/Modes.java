@@ -92,6 +92,17 @@ final class Modes {
                         "added_via", "addBulk chunks of " + cfg.chunk), runs, Map.of());
     }
 
+    /** Issue 15: delayed jobs coming due while a bulk add of {@code --n-delayed} of them runs (DelayedRuns). */
+    void delayedBulk() throws Exception {
+        DelayedRuns dr = new DelayedRuns(b);
+        List<Run> runs = b.repeat("delayed bulk", cfg.runs, () -> dr.bulk(cfg.nDelayed, cfg.delayedConc),
+                () -> dr.bulk(cfg.warmupN, cfg.delayedConc));
+        b.emitter.emit("delayed", "bulk" + cfg.nDelayed, params("n", cfg.nDelayed, "chunk", cfg.chunk,
+                "delay_ms", "50 + (i mod chunk) * 2000 / chunk", "concurrency", cfg.delayedConc,
+                "retention", "remove", "redis_hz", b.admin.redisHz), runs,
+                Map.of("cmdstats_last_run", top(runs, cfg.nDelayed)));
+    }
+
     /** The flows' own paths through the JIT before their first measured run: {@code n} jobs' worth of each. */
     void flowsJitWarmup(int n) throws Exception {
         if (n <= 0) {
