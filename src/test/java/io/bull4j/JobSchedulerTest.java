@@ -321,13 +321,17 @@ class JobSchedulerTest {
         AtomicInteger calls = new AtomicInteger();
         try (Queue queue = new Queue(q, queueOptions())) {
             Job first = queue.upsertJobScheduler("s", every(HOUR), null);
-            // a worker takes the run, adds the next one (as every worker does first), and dies: no lock left
+            // a worker takes the run (the fetch adds the next one of an every scheduler itself) and dies: no lock
             QueueContext ctx = queue.context();
-            String id = ctx.await(io.bull4j.internal.script.MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(),
-                    "dead:1", 30_000, null), "moveToActive").id();
+            io.bull4j.internal.script.FetchedJob fetched = ctx.await(io.bull4j.internal.script.MoveToActive.run(
+                    ctx.scripts(), ctx.keys, ctx.now(), "dead:1", 30_000, null), "moveToActive");
+            String id = fetched.id();
             assertEquals(first.id(), id);
-            String second = new JobSchedulers(ctx).addNextIteration(id, hash(q, id));
-            assertNotNull(second);
+            assertTrue(fetched.schedulerSettled(), "the fetch settled the next run");
+            assertNull(new JobSchedulers(ctx).addNextIteration(id, hash(q, id)), "a second add adds nothing");
+            Set<String> both = runs(q, "s");
+            assertEquals(2, both.size(), "the fetch added the next run");
+            String second = both.stream().filter(r -> !r.equals(id)).findFirst().orElseThrow();
             redis().del(key(q, id + ":lock"));
 
             // maxStalledCount 0 would fail a plain job at its first stall; a scheduler's run is given back
