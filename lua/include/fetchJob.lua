@@ -32,8 +32,9 @@ local function popReady(k)
   return nil
 end
 
--- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled} (1 when the job is a job scheduler's run whose next
--- run this call settled, see schedulerJob.lua), or {0, 0, 0, nextDelayed} when no job can be taken, or
+-- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled[, nextDelayed]} (schedulerSettled: 1 when the job is
+-- a job scheduler's run whose next run this call settled, see schedulerJob.lua; nextDelayed, given when nothing else
+-- is ready: the due time of the earliest delayed job, or 0), or {0, 0, 0, nextDelayed} when no job can be taken, or
 -- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMeta (queueState), with readLimits
 -- (rateLimit) when a limit may apply.
 local function fetchJob(k, base, now, token, lockMs, workerName, meta)
@@ -124,6 +125,12 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     addReadyMarker(k.marker)
   else
     clearReadyMarker(k.marker)
+    -- nothing else is ready: what a fetch right after this one would answer ({0, 0, 0, nextDelayed}), so that the
+    -- worker can wait for the marker at once instead of asking; not with a rate limit (that fetch could answer
+    -- with the limit's wait instead) nor while paused or maxed (it would answer {0, 0, 0, 0})
+    if not meta.limitMax and not pausedOrMaxed(meta, k.active) then
+      return {fields, jobId, 0, 0, 0, schedulerSettled, nextDelayedTime(k)}
+    end
   end
   return {fields, jobId, 0, 0, ready, schedulerSettled}
 end

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /** What a fetch returned: a job's id and hash, or none and the due time of the next delayed job (0 if none). */
 public final class FetchedJob {
-    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0, 0, 0, false);
+    public static final FetchedJob NONE = new FetchedJob(null, Map.of(), 0, 0, 0, false, -1);
 
     private final String id;
     private final Map<String, String> fields;
@@ -14,34 +14,39 @@ public final class FetchedJob {
     private final long readyCount;
     private final long rateLimitMs;
     private final boolean schedulerSettled;
+    private final long drainedNextDelayedMs;
 
     private FetchedJob(String id, Map<String, String> fields, long nextDelayedMs, long readyCount,
-                       long rateLimitMs, boolean schedulerSettled) {
+                       long rateLimitMs, boolean schedulerSettled, long drainedNextDelayedMs) {
         this.id = id;
         this.fields = fields;
         this.nextDelayedMs = nextDelayedMs;
         this.readyCount = readyCount;
         this.rateLimitMs = rateLimitMs;
         this.schedulerSettled = schedulerSettled;
+        this.drainedNextDelayedMs = drainedNextDelayedMs;
     }
 
     /** A job read from Redis rather than returned by a fetch (a fetch whose reply was lost, found again). */
     public static FetchedJob of(String id, Map<String, String> fields) {
-        return new FetchedJob(id, Map.copyOf(fields), 0, 0, 0, false);
+        return new FetchedJob(id, Map.copyOf(fields), 0, 0, 0, false, -1);
     }
 
-    /** Parses {fields, id, 0, 0, readyCount, schedulerSettled} or {0, 0, rateLimitMs, nextDelayedMs}. */
+    /**
+     * Parses {fields, id, 0, 0, readyCount, schedulerSettled[, nextDelayedMs]} or {0, 0, rateLimitMs, nextDelayedMs}.
+     */
     static FetchedJob parse(List<Object> reply) {
         Object id = reply.get(1);
         if (!(id instanceof String)) {
             long limited = reply.size() > 2 && reply.get(2) instanceof Long ? (Long) reply.get(2) : 0;
             long next = reply.size() > 3 && reply.get(3) instanceof Long ? (Long) reply.get(3) : 0;
             return next == 0 && limited <= 0 ? NONE : new FetchedJob(null, Map.of(), next, 0, Math.max(limited, 0),
-                    false);
+                    false, -1);
         }
         long ready = reply.size() > 4 && reply.get(4) instanceof Long ? (Long) reply.get(4) : 0;
         boolean settled = reply.size() > 5 && reply.get(5) instanceof Long s && s == 1;
-        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0, ready, 0, settled);
+        long drained = reply.size() > 6 && reply.get(6) instanceof Long d ? d : -1;
+        return new FetchedJob((String) id, pairs((List<?>) reply.get(0)), 0, ready, 0, settled, drained);
     }
 
     static Map<String, String> pairs(List<?> flat) {
@@ -84,5 +89,14 @@ public final class FetchedJob {
      */
     public boolean schedulerSettled() {
         return schedulerSettled;
+    }
+
+    /**
+     * With a job: when the fetch found nothing else ready (and no rate limit, pause or global maximum in play), what
+     * a fetch right after it would have answered, the due time of the earliest delayed job (0 when none); -1 when
+     * the fetch gave no such hint.
+     */
+    public long drainedNextDelayedMs() {
+        return drainedNextDelayedMs;
     }
 }
