@@ -33,6 +33,7 @@
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
+--@include schedulerJob
 --@include fetchJob
 --@include deduplicate
 --@include metrics

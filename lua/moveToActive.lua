@@ -15,13 +15,15 @@
 -- ARGV[5] worker name, or ""
 -- ARGV[6] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
 -- ARGV[7] the worker's limiter duration (ms), or ""
--- Returns {fields, jobId, 0, 0, readyCount}, {0, 0, 0, nextDelayedMs} or {0, 0, rateLimitMs, 0}.
+-- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled} (see fetchJob.lua), {0, 0, 0, nextDelayedMs} or
+-- {0, 0, rateLimitMs, 0}.
 --@include queueState
 --@include readyJob
 --@include takeLock
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
+--@include schedulerJob
 --@include fetchJob
 
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],

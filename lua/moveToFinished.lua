@@ -45,6 +45,7 @@
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
+--@include schedulerJob
 --@include fetchJob
 --@include deduplicate
 --@include metrics

@@ -1,6 +1,6 @@
 -- Taking the next job: promote due delayed jobs, then pop wait (or else the best prioritized job), lock it,
--- mark it started. Needs queueState, readyJob, takeLock, jobHealth and promoteDelayed. The table k holds the
--- queue's keys: wait, active, prioritized, pc, delayed, marker, meta, events, failed. A job whose hash is missing
+-- mark it started. Needs queueState, readyJob, takeLock, jobHealth, promoteDelayed and schedulerJob. The table k
+-- holds the queue's keys: wait, active, prioritized, pc, delayed, marker, meta, events, failed. A job whose hash is missing
 -- or damaged is set aside (jobHealth) instead of being started, and the next one is taken.
 
 -- The due time (ms) of the earliest delayed job, or 0.
@@ -32,7 +32,9 @@ local function popReady(k)
   return nil
 end
 
--- Returns {fields, jobId, 0, 0, readyCount}, or {0, 0, 0, nextDelayed} when no job can be taken, or
+-- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled[, nextDelayed]} (schedulerSettled: 1 when the job is
+-- a job scheduler's run whose next run this call settled, see schedulerJob.lua; nextDelayed, given when nothing else
+-- is ready: the due time of the earliest delayed job, or 0), or {0, 0, 0, nextDelayed} when no job can be taken, or
 -- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMeta (queueState), with readLimits
 -- (rateLimit) when a limit may apply.
 local function fetchJob(k, base, now, token, lockMs, workerName, meta)
@@ -100,6 +102,19 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   end
   setListedField(fields, "processedOn", startedOn)
   setListedField(fields, "ats", ats)
+  -- a run of an "every" job scheduler: its next run is added here, in the worker's stead (schedulerJob.lua)
+  local schedulerSettled = 0
+  local rjk, storedOpts
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == "rjk" then
+      rjk = fields[i + 1]
+    elseif fields[i] == "opts" then
+      storedOpts = fields[i + 1]
+    end
+  end
+  if rjk and rjk ~= "" and nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
+    schedulerSettled = 1
+  end
   -- chain wake-up: another sleeping worker may take the next job; the count lets this worker fetch that many
   -- at once for its free slots (a hint: the prioritized jobs are counted only when wait is empty)
   local ready = redis.call("LLEN", k.wait)
@@ -110,6 +125,12 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     addReadyMarker(k.marker)
   else
     clearReadyMarker(k.marker)
+    -- nothing else is ready: what a fetch right after this one would answer ({0, 0, 0, nextDelayed}), so that the
+    -- worker can wait for the marker at once instead of asking; not with a rate limit (that fetch could answer
+    -- with the limit's wait instead) nor while paused or maxed (it would answer {0, 0, 0, 0})
+    if not meta.limitMax and not pausedOrMaxed(meta, k.active) then
+      return {fields, jobId, 0, 0, 0, schedulerSettled, nextDelayedTime(k)}
+    end
   end
-  return {fields, jobId, 0, 0, ready}
+  return {fields, jobId, 0, 0, ready, schedulerSettled}
 end

@@ -67,7 +67,8 @@ end
 
 -- Stores one iteration job (hash with rjk) and puts it in delayed, prioritized or wait, with BullMQ's events.
 -- opts is a decoded table; its delay and jobId are set here.
-local function addIteration(base, jobId, name, data, opts, now, delay, schedulerId, maxLen)
+-- meta (from readMeta) may be given when the caller has read it: the pause check then needs no read of its own.
+local function addIteration(base, jobId, name, data, opts, now, delay, schedulerId, maxLen, meta)
   opts["delay"] = delay
   opts["jobId"] = jobId
   local priority = tonumber(opts["priority"]) or 0
@@ -83,9 +84,114 @@ local function addIteration(base, jobId, name, data, opts, now, delay, scheduler
     addDelayMarker(base .. "marker", base .. "delayed")
   else
     pushReady(base .. "wait", base .. "prioritized", base .. "pc", jobId, priority, opts["lifo"] == true)
-    if not isPausedOrMaxed(base .. "meta", base .. "active") then
+    local held
+    if meta then
+      held = pausedOrMaxed(meta, base .. "active")
+    else
+      held = isPausedOrMaxed(base .. "meta", base .. "active")
+    end
+    if not held then
       addReadyMarker(base .. "marker")
     end
     redis.call("XADD", base .. "events", "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId)
   end
+end
+
+-- A whole number stored in a job's repeat options, or def when absent; nil for anything else (a string, a
+-- boolean): the caller then leaves the job to the worker's own path.
+local function repeatNumber(v, def)
+  if v == nil or v == cjson.null then
+    return def
+  end
+  if type(v) ~= "number" then
+    return nil
+  end
+  return v >= 0 and math.floor(v) or -math.floor(-v)
+end
+
+-- For a fetch that took a run of an "every" job scheduler: adds the scheduler's next run in the same call, as the
+-- worker's separate updateJobScheduler call would (same checks, same writes, same events). Returns false when it
+-- did nothing because the case is one the worker handles itself (a cron scheduler, no scheduler hash with "ic", a
+-- legacy key, options it does not read here); true when it is settled (a next run added, or none is due).
+local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, now, meta)
+  local repeatKey = base .. "repeat"
+  local schedulerKey = repeatKey .. ":" .. schedulerId
+  -- reads that fail (a key of another type) leave the job to the worker, which reports the error: the fetch itself
+  -- must not fail half-way
+  local attrs = redis.pcall("HMGET", schedulerKey, "name", "data", "every", "startDate", "offset", "ic")
+  if type(attrs) ~= "table" or attrs.err or not attrs[6] or not string.match(attrs[6], "^%-?%d+$") then
+    return false
+  end
+  local ok, opts = pcall(cjson.decode, storedOpts or "{}")
+  if not ok or type(opts) ~= "table" then
+    return false
+  end
+  local r = opts["repeat"]
+  if r == nil or r == cjson.null then
+    r = {}
+  elseif type(r) ~= "table" then
+    return false
+  end
+  if r["every"] == nil or r["every"] == cjson.null then
+    return false -- a cron scheduler: its next run is computed by the worker
+  end
+  local count = repeatNumber(r["count"], 0)
+  local limit = repeatNumber(r["limit"], false)
+  local endDate = repeatNumber(r["endDate"], false)
+  local startDate = repeatNumber(r["startDate"], false)
+  local offset = repeatNumber(r["offset"], 0)
+  if count == nil or limit == nil or endDate == nil or startDate == nil or offset == nil then
+    return false
+  end
+  count = count + 1
+  if limit and count > limit then
+    return true
+  end
+  if endDate and now > endDate then
+    return true
+  end
+  -- the next run's options, as the worker builds them from the fetched job's
+  if opts["attempts"] == nil then
+    opts["attempts"] = 0
+  end
+  r["immediately"] = nil
+  opts["timestamp"] = now
+  opts["prevMillis"] = nil
+  opts["repeatJobKey"] = schedulerId
+  r["offset"] = offset ~= 0 and offset or nil
+  r["count"] = count
+  r["startDate"] = startDate or nil
+  r["endDate"] = endDate or nil
+  opts["repeat"] = r
+
+  local prevMillis = redis.pcall("ZSCORE", repeatKey, schedulerId)
+  if type(prevMillis) == "table" then
+    return false
+  end
+  prevMillis = tonumber(prevMillis)
+  if not prevMillis then
+    return true
+  end
+  local every = tonumber(attrs[3]) or tonumber(r["every"])
+  if not every then
+    return true
+  end
+  local nextMillis = everyNextMillis(prevMillis, every, now, attrs[5] or r["offset"] or 0, attrs[4] or nil)
+  if producerId ~= "repeat:" .. schedulerId .. ":" .. prevMillis then
+    return true
+  end
+  local jobId = "repeat:" .. schedulerId .. ":" .. nextMillis
+  if redis.call("EXISTS", base .. jobId) == 1 then
+    redis.call("XADD", base .. "events", "MAXLEN", "~", meta.maxLen, "*", "event", "duplicated", "jobId", jobId)
+    return true
+  end
+  -- the one write that may fail (a counter that is not a number) goes first, before anything has changed
+  if type(redis.pcall("INCR", base .. "id")) == "table" then
+    return false
+  end
+  redis.call("ZADD", repeatKey, nextMillis, schedulerId)
+  redis.call("HINCRBY", schedulerKey, "ic", 1)
+  addIteration(base, jobId, attrs[1], attrs[2] or "{}", opts, now, math.max(0, nextMillis - now), schedulerId,
+    meta.maxLen, meta)
+  return true
 end

@@ -118,7 +118,9 @@ final class FetchLoop implements Runnable {
                         drained = false;
                         runner.dispatch(f, token);
                         handedOff = true;
-                        long none = fetchMore(f.readyCount());
+                        // nothing else was ready: the fetch already said what an empty fetch now would answer
+                        long none = f.drainedNextDelayedMs() >= 0 ? f.drainedNextDelayedMs()
+                                : fetchMore(f.readyCount());
                         if (none >= 0) {
                             bus.emit(WorkerListener::onDrained);
                             drained = true;

@@ -134,7 +134,7 @@ final class JobRunner {
                     bus.emit(l -> l.onError(e));
                     return;
                 }
-                if (!addNextSchedulerRun(job)) {
+                if (!fetched.schedulerSettled() && !addNextSchedulerRun(job)) {
                     leaveToStalledCheck(job);
                     return;
                 }

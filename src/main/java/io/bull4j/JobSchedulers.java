@@ -21,8 +21,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Job schedulers, BullMQ 6.7.0's layout: the definition in {@code repeat:<id>}, the next run in the {@code repeat}
  * ZSET, each run a job {@code repeat:<id>:<millis>} with {@code rjk}. A run's next one is added when a worker
- * fetches it ({@link #addNextIteration}), so that a run that fails, is retried or stalls keeps the schedule
- * going without adding extra runs.
+ * fetches it, so that a run that fails, is retried or stalls keeps the schedule going without adding extra runs:
+ * an every scheduler's by the fetch script itself (lua/include/schedulerJob.lua, {@code FetchedJob.schedulerSettled}),
+ * a cron scheduler's (and any case the script leaves to the worker) by {@link #addNextIteration}.
  */
 final class JobSchedulers {
     private final QueueContext ctx;

@@ -103,7 +103,7 @@ final class ManualJobs {
             return null;
         }
         Job job = new Job(ctx, fetched.id(), fetched.fields(), token).processedWith(opts);
-        if (job.repeatJobKey() != null) {
+        if (job.repeatJobKey() != null && !fetched.schedulerSettled()) {
             try {
                 new JobSchedulers(ctx).addNextIteration(job.id(), fetched.fields());
             } catch (RuntimeException e) {

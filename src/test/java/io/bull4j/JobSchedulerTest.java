@@ -321,13 +321,17 @@ class JobSchedulerTest {
         AtomicInteger calls = new AtomicInteger();
         try (Queue queue = new Queue(q, queueOptions())) {
             Job first = queue.upsertJobScheduler("s", every(HOUR), null);
-            // a worker takes the run, adds the next one (as every worker does first), and dies: no lock left
+            // a worker takes the run (the fetch adds the next one of an every scheduler itself) and dies: no lock
             QueueContext ctx = queue.context();
-            String id = ctx.await(io.bull4j.internal.script.MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(),
-                    "dead:1", 30_000, null), "moveToActive").id();
+            io.bull4j.internal.script.FetchedJob fetched = ctx.await(io.bull4j.internal.script.MoveToActive.run(
+                    ctx.scripts(), ctx.keys, ctx.now(), "dead:1", 30_000, null), "moveToActive");
+            String id = fetched.id();
             assertEquals(first.id(), id);
-            String second = new JobSchedulers(ctx).addNextIteration(id, hash(q, id));
-            assertNotNull(second);
+            assertTrue(fetched.schedulerSettled(), "the fetch settled the next run");
+            assertNull(new JobSchedulers(ctx).addNextIteration(id, hash(q, id)), "a second add adds nothing");
+            Set<String> both = runs(q, "s");
+            assertEquals(2, both.size(), "the fetch added the next run");
+            String second = both.stream().filter(r -> !r.equals(id)).findFirst().orElseThrow();
             redis().del(key(q, id + ":lock"));
 
             // maxStalledCount 0 would fail a plain job at its first stall; a scheduler's run is given back
@@ -440,5 +444,55 @@ class JobSchedulerTest {
             assertEquals(1, calls.get());
             assertEquals(2, runs(q, "f").size(), "the next run was added");
         }
+    }
+
+    @Test
+    void theFetchAddsTheNextEveryRunExactlyAsTheWorkersOwnUpdateDoes() {
+        // the same scheduler on two queues at the same instant: on one the fetch adds the next run itself; on the
+        // other it cannot (its "ic" is hidden during the fetch) and the worker's own path (updateJobScheduler) adds
+        // it. Both must leave the same run, scheduler and events behind.
+        long t0 = Instant.parse("2031-01-01T00:00:00Z").toEpochMilli();
+        RepeatOptions repeat = RepeatOptions.builder().every(Duration.ofMinutes(10)).offset(Duration.ofMinutes(3))
+                .limit(5).endDate(Instant.parse("2032-01-01T00:00:00Z")).build();
+        JobTemplate template = JobTemplate.of("n", Map.of("k", "v"), JobOptions.builder().attempts(3).build());
+        String[] names = {queueName("sched-fetch-a"), queueName("sched-fetch-b")};
+        List<Map<String, String>> nextRuns = new java.util.ArrayList<>();
+        List<List<Map<String, String>>> events = new java.util.ArrayList<>();
+        List<Map<String, String>> definitions = new java.util.ArrayList<>();
+        for (int side = 0; side < 2; side++) {
+            String q = names[side];
+            WorkerTestKit.ManualClock clock = new WorkerTestKit.ManualClock(t0);
+            try (Queue queue = new Queue(q, queueOptions().toBuilder().clock(clock).build())) {
+                Job first = queue.upsertJobScheduler("s", repeat, template);
+                clock.advance(Duration.ofMinutes(4)); // the first run is due at 00:03
+                QueueContext ctx = queue.context();
+                if (side == 1) {
+                    redis().hdel(key(q, "repeat:s"), "ic");
+                }
+                io.bull4j.internal.script.FetchedJob fetched = ctx.await(io.bull4j.internal.script.MoveToActive.run(
+                        ctx.scripts(), ctx.keys, ctx.now(), "t:1", 30_000, null), "moveToActive");
+                assertEquals(first.id(), fetched.id());
+                assertEquals(side == 0, fetched.schedulerSettled());
+                if (side == 1) {
+                    redis().hset(key(q, "repeat:s"), "ic", "1");
+                    assertNotNull(new JobSchedulers(ctx).addNextIteration(fetched.id(), fetched.fields()));
+                }
+                Set<String> all = runs(q, "s");
+                assertEquals(2, all.size());
+                String next = all.stream().filter(r -> !r.equals(first.id())).findFirst().orElseThrow();
+                assertEquals("repeat:s:" + (t0 + Duration.ofMinutes(13).toMillis()), next);
+                nextRuns.add(hash(q, next));
+                definitions.add(redis().hgetall(key(q, "repeat:s")));
+                definitions.get(side).put("next", String.valueOf(redis().zscore(key(q, "repeat"), "s")));
+                events.add(redis().xrange(key(q, "events"), io.lettuce.core.Range.create("-", "+")).stream()
+                        .map(io.lettuce.core.StreamMessage::getBody).toList());
+            }
+        }
+        // the opts text is cjson's on both paths, whose key order follows the table's history: compared parsed
+        assertEquals(json(nextRuns.get(1).remove("opts")), json(nextRuns.get(0).remove("opts")));
+        assertEquals(nextRuns.get(1), nextRuns.get(0));
+        assertEquals(definitions.get(1), definitions.get(0));
+        assertEquals("2", definitions.get(0).get("ic"));
+        assertEquals(events.get(1), events.get(0));
     }
 }
