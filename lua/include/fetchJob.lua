@@ -84,13 +84,17 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
     "prev", "waiting")
   -- the text Redis stores for a numeric argument, so that the reply and the hash say the same
   local startedOn = string.format("%.17g", now)
-  -- the new ats comes from the fields just read (readJobToStart checked it is an integer): one HSET writes it with
-  -- the other fields, instead of a HINCRBY of its own
-  local ats = 0
+  -- one pass over the fields just read: the new ats (readJobToStart checked it is an integer), written by the HSET
+  -- below instead of a HINCRBY of its own, and what a job scheduler's run needs (rjk, opts)
+  local ats, rjk, storedOpts = 0, nil, nil
   for i = 1, #fields - 1, 2 do
-    if fields[i] == "ats" then
+    local f = fields[i]
+    if f == "ats" then
       ats = tonumber(fields[i + 1])
-      break
+    elseif f == "rjk" then
+      rjk = fields[i + 1]
+    elseif f == "opts" then
+      storedOpts = fields[i + 1]
     end
   end
   ats = string.format("%d", ats + 1)
@@ -104,14 +108,6 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   setListedField(fields, "ats", ats)
   -- a run of an "every" job scheduler: its next run is added here, in the worker's stead (schedulerJob.lua)
   local schedulerSettled = 0
-  local rjk, storedOpts
-  for i = 1, #fields - 1, 2 do
-    if fields[i] == "rjk" then
-      rjk = fields[i + 1]
-    elseif fields[i] == "opts" then
-      storedOpts = fields[i + 1]
-    end
-  end
   if rjk and rjk ~= "" and nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
     schedulerSettled = 1
   end

@@ -183,6 +183,17 @@ class FinishBatchTest {
      */
     private static final int ATTEMPTS = 5;
 
+    /** One run of a scenario (its attempt number given): true when its finishes shared a call. */
+    private interface Scenario {
+        boolean run(int attempt) throws Exception;
+    }
+
+    private static void untilShared(Scenario scenario) throws Exception {
+        for (int attempt = 1; !scenario.run(attempt); attempt++) {
+            System.out.println("FinishBatchTest: no shared call in run " + attempt + ", again");
+        }
+    }
+
     private static boolean shared(Held h, int n, int attempt) {
         assertTrue(h.scriptCalls < n || attempt < ATTEMPTS,
                 "finishes never shared a call in " + ATTEMPTS + " runs; the last took " + h.scriptCalls + " for " + n);
@@ -191,9 +202,7 @@ class FinishBatchTest {
 
     @Test
     void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete() throws Exception {
-        for (int attempt = 1; !stolenLockRun(attempt); attempt++) {
-            System.out.println("FinishBatchTest: no shared call in run " + attempt + ", again");
-        }
+        untilShared(FinishBatchTest::stolenLockRun);
     }
 
     private static boolean stolenLockRun(int attempt) throws Exception {
@@ -227,9 +236,7 @@ class FinishBatchTest {
     /** A finish that raises a Redis error in the script is reported for its job alone; the others complete. */
     @Test
     void aFinishThatErrsInTheScriptLeavesItsBatchMatesComplete() throws Exception {
-        for (int attempt = 1; !erringFinishRun(attempt); attempt++) {
-            System.out.println("FinishBatchTest: no shared call in run " + attempt + ", again");
-        }
+        untilShared(FinishBatchTest::erringFinishRun);
     }
 
     private static boolean erringFinishRun(int attempt) throws Exception {
