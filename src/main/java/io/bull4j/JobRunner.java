@@ -230,8 +230,12 @@ final class JobRunner {
             scope = Traces.makeCurrent(span);
         }
         try {
-            job.onProgress((j, p) -> bus.emit(l -> l.onProgress(j, p)));
-            bus.emit(l -> l.onActive(job));
+            if (bus.wants(ListenerBus.PROGRESS)) {
+                job.onProgress((j, p) -> bus.emit(l -> l.onProgress(j, p)));
+            }
+            if (bus.wants(ListenerBus.ACTIVE)) {
+                bus.emit(l -> l.onActive(job));
+            }
             Object result;
             try {
                 if (job.deferredFailure() != null) {
@@ -363,9 +367,11 @@ final class JobRunner {
             }
             throw e;
         }
-        Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
         Traces.completed(spans.get(job.id()), json, job.attemptsMade() + 1);
-        bus.emit(l -> l.onCompleted(done, result));
+        if (bus.wants(ListenerBus.COMPLETED)) {
+            Job done = after(job, "atm", job.attemptsMade() + 1, "returnvalue", json, "finishedOn", r.now);
+            bus.emit(l -> l.onCompleted(done, result));
+        }
         return r.nextToken != null ? next : null; // null: no next job was asked for
     }
 

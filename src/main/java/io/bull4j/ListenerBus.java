@@ -3,6 +3,7 @@ package io.bull4j;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -13,12 +14,20 @@ import java.util.function.Consumer;
 /**
  * Delivers worker events to listeners on one event thread, in order, so that listeners never run on an I/O or
  * job thread and a throwing listener cannot disturb the worker.
+ *
+ * <p>The per-job events (active, progress, completed) are only queued when some listener overrides their method:
+ * every queued event wakes the event thread, and a thread wake-up is among the dearest things a job costs.
  */
 final class ListenerBus {
     private static final Logger log = LoggerFactory.getLogger(ListenerBus.class);
+    static final int ACTIVE = 1;
+    static final int PROGRESS = 2;
+    static final int COMPLETED = 4;
 
     private final List<WorkerListener> listeners = new CopyOnWriteArrayList<>();
     private final ExecutorService thread;
+    /** ACTIVE, PROGRESS and COMPLETED bits of the methods some listener overrides. */
+    private volatile int wanted;
 
     ListenerBus(String queueName) {
         this.thread = Executors.newSingleThreadExecutor(r -> {
@@ -28,12 +37,39 @@ final class ListenerBus {
         });
     }
 
-    void add(WorkerListener listener) {
+    synchronized void add(WorkerListener listener) {
         listeners.add(listener);
+        wanted |= overridden(listener);
     }
 
-    void remove(WorkerListener listener) {
+    synchronized void remove(WorkerListener listener) {
         listeners.remove(listener);
+        int bits = 0;
+        for (WorkerListener l : listeners) {
+            bits |= overridden(l);
+        }
+        wanted = bits;
+    }
+
+    /** Whether some listener overrides the event's method (ACTIVE, PROGRESS or COMPLETED). */
+    boolean wants(int event) {
+        return (wanted & event) != 0;
+    }
+
+    private static int overridden(WorkerListener l) {
+        return (overrides(l, "onActive", Job.class) ? ACTIVE : 0)
+                | (overrides(l, "onProgress", Job.class, Object.class) ? PROGRESS : 0)
+                | (overrides(l, "onCompleted", Job.class, Object.class) ? COMPLETED : 0);
+    }
+
+    /** False only when the listener's class inherits the interface's empty default (a proxy counts as overriding). */
+    private static boolean overrides(WorkerListener l, String name, Class<?>... params) {
+        try {
+            Method m = l.getClass().getMethod(name, params);
+            return m.getDeclaringClass() != WorkerListener.class;
+        } catch (NoSuchMethodException | SecurityException e) {
+            return true;
+        }
     }
 
     boolean hasListeners() {
