@@ -28,7 +28,9 @@ final class Modes {
      * One pass, before any mode, through the code paths every mode uses (adds, addBulk, processing, events,
      * delayed jobs), so that the JIT has compiled them before the first measured run: the per-variant warm-up of
      * 2,000 jobs that suits V8 left the first measured c=10 run of a fresh JVM at about twice the CPU per job of
-     * later runs.
+     * later runs. The sequential latency path (add, fetch after a blocking wait, finish, the completed event read)
+     * gets a quarter of n: with the 1,000 it had, C2 was still compiling during the measured windows, which set
+     * that variant's p99 (JIT threads took ~15 % of a core in the window; see docs/benchmarks.md).
      */
     void jitWarmup(int n) throws Exception {
         if (n <= 0) {
@@ -40,7 +42,7 @@ final class Modes {
         thr.process(n, 10, "remove");
         thr.add(n / 2, cfg.addInflight);
         thr.add(Math.min(n / 10, 2000), 1);
-        lat.latency(Math.min(n / 10, 1000), 0);
+        lat.latency(n / 4, 0);
         lat.delayed(n / 2, cfg.delayedConc, 1000);
         Log.log(String.format("JIT warm-up (%d jobs per path, discarded, %.1f s)", n, (System.nanoTime() - t) / 1e9));
     }
