@@ -4,6 +4,17 @@
 -- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
 -- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
 -- stream cap, the limiter's max and duration).
+-- Retention: deletes the given finished jobs (their parents stop waiting for them) and takes them out of setKey.
+local function dropFinished(base, setKey, ids)
+  for _, id in ipairs(ids) do
+    unlinkTrimmed(base .. id)
+    removeJobKeys(base .. id)
+  end
+  if #ids > 0 then
+    redis.call("ZREM", setKey, unpack(ids))
+  end
+end
+
 local function finishJob(K, A, shared)
   local base, jobId, token = A[1], A[2], A[3]
   local now = tonumber(A[4])
@@ -105,24 +116,10 @@ local function finishJob(K, A, shared)
     -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
     if keepAge >= 0 then
       -- newest first, as BullMQ trims (the order parents released by unlinkTrimmed go to wait in)
-      local old = redis.call("ZREVRANGEBYSCORE", K[2], now - keepAge, "-inf", "LIMIT", 0, 1000)
-      for _, id in ipairs(old) do
-        unlinkTrimmed(base .. id)
-        removeJobKeys(base .. id)
-      end
-      if #old > 0 then
-        redis.call("ZREM", K[2], unpack(old))
-      end
+      dropFinished(base, K[2], redis.call("ZREVRANGEBYSCORE", K[2], now - keepAge, "-inf", "LIMIT", 0, 1000))
     end
     if keepCount > 0 then
-      local extra = redis.call("ZREVRANGE", K[2], keepCount, keepCount + 999)
-      for _, id in ipairs(extra) do
-        unlinkTrimmed(base .. id)
-        removeJobKeys(base .. id)
-      end
-      if #extra > 0 then
-        redis.call("ZREM", K[2], unpack(extra))
-      end
+      dropFinished(base, K[2], redis.call("ZREVRANGE", K[2], keepCount, keepCount + 999))
     end
   end
 
