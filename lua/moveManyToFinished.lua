@@ -1,7 +1,9 @@
 -- moveManyToFinished: finishes several active jobs of one queue in one call, each exactly as its own moveToFinished
 -- call would, one after the other in the order given (lua/include/finishJob.lua): its own lock check, outcome,
 -- retention, events, and its own fetch of a next job when it asks for one. One job's refusal or error is its own:
--- the jobs after it are finished all the same.
+-- the jobs after it are finished all the same. Two things are done once for the batch, as the state after the call
+-- is the same: the fetches promote the delayed jobs due by the batch's latest now once, and the ready marker is
+-- settled after the last finish instead of after every fetch.
 -- KEYS[1] active
 -- KEYS[2] completed
 -- KEYS[3] events
@@ -42,20 +44,35 @@
 --@include finishJob
 
 local COMMON, STRIDE = 7, 12
+local count = (#ARGV - COMMON) / STRIDE
+-- what the finishes share (finishJob): the queue's meta, read once; the latest now of the batch, by which the
+-- first fetch promotes due delayed jobs; and, once a fetch took a job, the ready marker settled after the last one
+local shared = {now = 0}
+for i = 0, count - 1 do
+  shared.now = math.max(shared.now, tonumber(ARGV[COMMON + i * STRIDE + 3]))
+end
+-- one K and one A table for every finish (finishJob keeps neither): only the per-job entries change
+local completedK = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+  KEYS[11]}
+local failedK = {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+  KEYS[11]}
+local A = {ARGV[1], "", "", "", "", "", "", "", "", "", "", "", ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], "",
+  ARGV[7]}
 local replies = {}
-local shared = {} -- the queue's meta, read once for the batch (finishJob)
-for i = 0, (#ARGV - COMMON) / STRIDE - 1 do
+for i = 0, count - 1 do
   local at = COMMON + i * STRIDE
-  local K = {KEYS[1], ARGV[at + 4] == "completed" and KEYS[2] or KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6],
-    KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]}
-  local A = {ARGV[1], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5], ARGV[at + 6],
-    ARGV[at + 7], ARGV[at + 8], ARGV[at + 9], ARGV[at + 10], ARGV[at + 11], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
-    ARGV[6], ARGV[at + 12], ARGV[7]}
-  local ok, reply = pcall(finishJob, K, A, shared)
+  for j = 1, 11 do
+    A[j + 1] = ARGV[at + j]
+  end
+  A[18] = ARGV[at + 12]
+  local ok, reply = pcall(finishJob, A[5] == "completed" and completedK or failedK, A, shared)
   if ok then
     replies[#replies + 1] = reply
   else
     replies[#replies + 1] = {-99, type(reply) == "table" and tostring(reply.err) or tostring(reply)}
   end
+end
+if shared.fetched then
+  settleReadyMarker(shared.k)
 end
 return replies

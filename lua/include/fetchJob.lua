@@ -5,7 +5,7 @@
 
 -- The due time (ms) of the earliest delayed job, or 0.
 local function nextDelayedTime(k)
-  local first = redis.call("ZRANGE", k.delayed, 0, 0, "WITHSCORES")
+  local first = redis.call("ZRANGE", k.delayed, "0", "0", "WITHSCORES")
   if first[2] then
     return math.floor(tonumber(first[2]) / 4096)
   end
@@ -32,13 +32,38 @@ local function popReady(k)
   return nil
 end
 
+-- After a job is taken, whether others are ready: sets the ready marker (chain wake-up: another sleeping worker may
+-- take the next one) or clears it, and returns the count (a hint: prioritized jobs are counted only when wait is
+-- empty).
+local function settleReadyMarker(k)
+  local ready = redis.call("LLEN", k.wait)
+  if ready == 0 then
+    ready = redis.call("ZCARD", k.prioritized)
+  end
+  if ready > 0 then
+    addReadyMarker(k.marker)
+  else
+    clearReadyMarker(k.marker)
+  end
+  return ready
+end
+
 -- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled[, nextDelayed]} (schedulerSettled: 1 when the job is
 -- a job scheduler's run whose next run this call settled, see schedulerJob.lua; nextDelayed, given when nothing else
 -- is ready: the due time of the earliest delayed job, or 0), or {0, 0, 0, nextDelayed} when no job can be taken, or
 -- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMeta (queueState), with readLimits
--- (rateLimit) when a limit may apply.
-local function fetchJob(k, base, now, token, lockMs, workerName, meta)
-  promoteDueJobs(k, base, now, meta)
+-- (rateLimit) when a limit may apply. nowText is now as the caller sent it (an integer's digits), written as
+-- processedOn. batch is nil for a lone fetch; the fetches of one moveManyToFinished call share it: the first one
+-- promotes the jobs due by batch.now (the latest now of the batch), and the ready marker is settled once, after the
+-- batch (settleReadyMarker, when batch.fetched is set), instead of by every fetch: nothing in between reads it, and
+-- a finish's fetch reply needs no ready count (the worker does not use it).
+local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, batch)
+  if not batch then
+    promoteDueJobs(k, base, now, meta)
+  elseif not batch.promoted then
+    promoteDueJobs(k, base, batch.now, meta)
+    batch.promoted = true
+  end
   -- rate limit (see rateLimit.lua)
   local limitedMs = rateLimitTtl(base .. "limiter", meta.limitMax)
   if limitedMs > 0 then
@@ -57,7 +82,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   end
   local skipped = 0
   while problem do
-    redis.call("LREM", k.active, -1, jobId)
+    redis.call("LREM", k.active, "-1", jobId)
     setAsideDamaged(jobKey, jobId, k.failed, k.events, meta.maxLen, from, problem, now)
     skipped = skipped + 1
     if skipped >= 1000 then
@@ -83,7 +108,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "active", "jobId", jobId,
     "prev", "waiting")
   -- the text Redis stores for a numeric argument, so that the reply and the hash say the same
-  local startedOn = string.format("%.17g", now)
+  local startedOn = nowText or string.format("%.17g", now)
   -- one pass over the fields just read: the new ats (readJobToStart checked it is an integer), written by the HSET
   -- below instead of a HINCRBY of its own, and what a job scheduler's run needs (rjk, opts)
   local ats, rjk, storedOpts = 0, nil, nil
@@ -111,16 +136,13 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta)
   if rjk and rjk ~= "" and nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
     schedulerSettled = 1
   end
-  -- chain wake-up: another sleeping worker may take the next job; the count lets this worker fetch that many
-  -- at once for its free slots (a hint: the prioritized jobs are counted only when wait is empty)
-  local ready = redis.call("LLEN", k.wait)
-  if ready == 0 then
-    ready = redis.call("ZCARD", k.prioritized)
+  if batch then
+    batch.fetched = true
+    return {fields, jobId, 0, 0, 0, schedulerSettled}
   end
-  if ready > 0 then
-    addReadyMarker(k.marker)
-  else
-    clearReadyMarker(k.marker)
+  -- the count lets this worker fetch that many at once for its free slots
+  local ready = settleReadyMarker(k)
+  if ready == 0 then
     -- nothing else is ready: what a fetch right after this one would answer ({0, 0, 0, nextDelayed}), so that the
     -- worker can wait for the marker at once instead of asking; not with a rate limit (that fetch could answer
     -- with the limit's wait instead) nor while paused or maxed (it would answer {0, 0, 0, 0})

@@ -3,7 +3,9 @@
 -- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists.
 -- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
 -- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
--- stream cap, the limiter's max and duration).
+-- stream cap, the limiter's max and duration), and its fetches share the delayed promotion and the ready marker
+-- (fetchJob's batch: shared.now is the batch's latest now).
+-- Times and counts go to redis.call as text (A[4] is now's digits): a number argument costs a "%.17g" formatting.
 -- Retention: deletes the given finished jobs (their parents stop waiting for them) and takes them out of setKey.
 local function dropFinished(base, setKey, ids)
   for _, id in ipairs(ids) do
@@ -31,7 +33,7 @@ local function finishJob(K, A, shared)
     if token ~= "0" and holder ~= token then
       return {holder and -6 or -2}
     end
-    if redis.call("LREM", K[1], -1, jobId) == 0 then
+    if redis.call("LREM", K[1], "-1", jobId) == 0 then
       return {-3}
     end
     redis.call("SREM", K[4], jobId)
@@ -52,7 +54,7 @@ local function finishJob(K, A, shared)
   if lock ~= 0 then
     return {lock}
   end
-  if redis.call("LREM", K[1], -1, jobId) == 0 then
+  if redis.call("LREM", K[1], "-1", jobId) == 0 then
     return {-3}
   end
 
@@ -68,6 +70,7 @@ local function finishJob(K, A, shared)
   -- atm was read (and checked to be an integer) above: its new value is written with the outcome's fields below,
   -- in one HSET, instead of a HINCRBY of its own (nothing in between reads it; a job removed at once needs none)
   local attemptsMade = (tonumber(jobFields[1]) or 0) + 1
+  local attemptsText = string.format("%d", attemptsMade)
   local completed = A[5] == "completed"
 
   -- a deduplication window without TTL lasts while its job does: release it if it still names this job
@@ -103,12 +106,12 @@ local function finishJob(K, A, shared)
       childGone(parent, jobKey)
     end
   else
-    redis.call("ZADD", K[2], now, jobId)
+    redis.call("ZADD", K[2], A[4], jobId)
     local outcome = completed and "returnvalue" or "failedReason"
     if A[7] ~= "" then
-      redis.call("HSET", jobKey, "atm", attemptsMade, outcome, A[6], "finishedOn", now, "stacktrace", A[7])
+      redis.call("HSET", jobKey, "atm", attemptsText, outcome, A[6], "finishedOn", A[4], "stacktrace", A[7])
     else
-      redis.call("HSET", jobKey, "atm", attemptsMade, outcome, A[6], "finishedOn", now)
+      redis.call("HSET", jobKey, "atm", attemptsText, outcome, A[6], "finishedOn", A[4])
     end
     if not completed then
       redis.call("HDEL", jobKey, "defa")
@@ -116,10 +119,11 @@ local function finishJob(K, A, shared)
     -- retention: trimming old jobs is best effort, bounded per call as in BullMQ
     if keepAge >= 0 then
       -- newest first, as BullMQ trims (the order parents released by unlinkTrimmed go to wait in)
-      dropFinished(base, K[2], redis.call("ZREVRANGEBYSCORE", K[2], now - keepAge, "-inf", "LIMIT", 0, 1000))
+      dropFinished(base, K[2], redis.call("ZREVRANGEBYSCORE", K[2], string.format("%d", now - keepAge), "-inf",
+        "LIMIT", "0", "1000"))
     end
     if keepCount > 0 then
-      dropFinished(base, K[2], redis.call("ZREVRANGE", K[2], keepCount, keepCount + 999))
+      dropFinished(base, K[2], redis.call("ZREVRANGE", K[2], A[8], string.format("%d", keepCount + 999)))
     end
   end
 
@@ -131,7 +135,7 @@ local function finishJob(K, A, shared)
       "failedReason", A[6], "prev", "active")
     if attemptsMade >= tonumber(A[10]) then
       redis.call("XADD", K[3], "MAXLEN", "~", maxLen, "*", "event", "retries-exhausted", "jobId", jobId,
-        "attemptsMade", attemptsMade)
+        "attemptsMade", attemptsText)
     end
   end
 
@@ -139,14 +143,20 @@ local function finishJob(K, A, shared)
     countFinishedInMinute(base .. "metrics:" .. A[5], tonumber(A[17]), A[4])
   end
 
-  local k = {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
-    marker = K[10], meta = K[5], events = K[3], failed = K[11]}
+  local k = shared and shared.k
+  if not k then
+    k = {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9], marker = K[10], meta = K[5],
+      events = K[3], failed = K[11]}
+    if shared then
+      shared.k = k
+    end
+  end
   local result = {0, 0, 0, 0}
   -- drained as BullMQ decides it: a worker that asked for a next job and found the queue paused (or maxed), or a
   -- delayed job still to come, is told so and writes no drained; otherwise nothing left ready or active is drained
   local quiet = false
   if A[11] == "1" then
-    result = fetchJob(k, base, now, A[12], A[13], A[14], readLimits(meta, K[5], A[15], A[16]))
+    result = fetchJob(k, base, now, A[12], A[13], A[14], readLimits(meta, K[5], A[15], A[16]), A[4], shared)
     quiet = result[2] ~= 0 or result[3] ~= 0 or result[4] ~= 0 or pausedOrMaxed(meta, K[1])
   end
   if not quiet and redis.call("LLEN", K[6]) == 0 and redis.call("LLEN", K[1]) == 0

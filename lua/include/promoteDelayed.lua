@@ -4,7 +4,9 @@
 
 -- Moves delayed jobs that are due at `now` to wait or prioritized, 1000 per call.
 local function promoteDueJobs(k, base, now, meta)
-  local due = redis.call("ZRANGEBYSCORE", k.delayed, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
+  -- the bounds as text: a number argument costs redis.call a "%.17g" formatting
+  local due = redis.call("ZRANGEBYSCORE", k.delayed, "0", string.format("%d", (now + 1) * 4096 - 1), "LIMIT", "0",
+    "1000")
   if #due == 0 then
     return
   end

@@ -15,12 +15,17 @@ end
 -- The meta fields the hot paths need, in one read: paused, global concurrency and the stream cap (written
 -- lazily with BullMQ's default when no producer set it). Further field names may be given: their values (false when
 -- absent) come back in meta.more, from the same read.
+-- maxLen is kept as the stored text when that is a plain integer: every XADD passes it on, and a number argument
+-- costs redis.call a "%.17g" formatting each time.
 local function readMeta(metaKey, ...)
   local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents", ...)
-  local maxLen = tonumber(f[3])
-  if not maxLen then
-    redis.call("HSET", metaKey, "opts.maxLenEvents", 10000)
-    maxLen = 10000
+  local maxLen = f[3]
+  if not (maxLen and string.find(maxLen, "^%d+$")) then
+    maxLen = tonumber(maxLen)
+    if not maxLen then
+      redis.call("HSET", metaKey, "opts.maxLenEvents", "10000")
+      maxLen = "10000"
+    end
   end
   return {paused = f[1] ~= false, concurrency = tonumber(f[2]), maxLen = maxLen, more = {select(4, unpack(f))}}
 end
@@ -38,7 +43,7 @@ end
 
 -- Member "0" (score 0) tells a blocked worker that a job is ready.
 local function addReadyMarker(markerKey)
-  redis.call("ZADD", markerKey, 0, "0")
+  redis.call("ZADD", markerKey, "0", "0")
 end
 
 -- Once the last ready job is taken, a "0" left in the marker would only wake a worker for an empty fetch.
