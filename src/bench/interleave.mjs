@@ -221,10 +221,12 @@ function driftFlags(pairs) {
   return flags;
 }
 
+const rotated = (xs, k) => xs.map((_, j) => xs[(j + k) % xs.length]);
+
 function summarize(results) {
   const out = [];
   const first = Object.values(results).flat()[0]?.A;
-  out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order ${ROLES.map((r) => r.role).join(', ')} in every pair; `
+  out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order rotating from pair to pair (${[0, 1].map((k) => rotated(ROLES, k).map((r) => r.role).join(' ')).join(', ')}, …); `
     + `one Redis (${first?.redis_version ?? '?'}, port ${PORT}), FLUSHALL SYNC before every run. `
     + `n = ${N}, warm-up ${WARMUP_N} jobs per run, bull4j JIT warm-up ${JIT_WARMUP_N} jobs per path.`);
   out.push('');
@@ -280,7 +282,9 @@ for (const variant of VARIANTS) {
 for (const variant of VARIANTS) {
   for (let i = 0; i < PAIRS; i++) {
     const pair = {};
-    for (const role of ROLES) {
+    // the order rotates from pair to pair (A B C, B C A, C A B, ...): what one run leaves behind on the machine
+    // (a process winding down, kernel work) lands on every role in turn instead of always on the one after A
+    for (const role of rotated(ROLES, i)) {
       const line = runOne(variant, role);
       line.interleave.pair = i + 1;
       fs.appendFileSync(RAW, JSON.stringify(line) + '\n');
