@@ -1,9 +1,10 @@
 -- moveManyToFinished: finishes several active jobs of one queue in one call, each exactly as its own moveToFinished
 -- call would, one after the other in the order given (lua/include/finishJob.lua): its own lock check, outcome,
 -- retention, events, and its own fetch of a next job when it asks for one. One job's refusal or error is its own:
--- the jobs after it are finished all the same. Two things are done once for the batch, as the state after the call
--- is the same: the fetches promote the delayed jobs due by the batch's latest now once, and the ready marker is
--- settled after the last finish instead of after every fetch.
+-- the jobs after it are finished all the same. Some writes are done once for the batch, as the state after the call
+-- is the same: the fetches promote the delayed jobs due by the batch's latest now once, the ready marker is settled
+-- after the last finish instead of after every fetch, and the released locks go in one DEL (their ids in one SREM
+-- from stalled).
 -- KEYS[1] active
 -- KEYS[2] completed
 -- KEYS[3] events
@@ -46,8 +47,9 @@
 local COMMON, STRIDE = 7, 12
 local count = (#ARGV - COMMON) / STRIDE
 -- what the finishes share (finishJob): the queue's meta, read once; the latest now of the batch, by which the
--- first fetch promotes due delayed jobs; and, once a fetch took a job, the ready marker settled after the last one
-local shared = {now = 0}
+-- first fetch promotes due delayed jobs; the locks released, deleted after the last finish; and, once a fetch took
+-- a job, the ready marker settled after the last one
+local shared = {now = 0, released = {locks = {}, ids = {}}}
 for i = 0, count - 1 do
   shared.now = math.max(shared.now, tonumber(ARGV[COMMON + i * STRIDE + 3]))
 end
@@ -72,6 +74,7 @@ for i = 0, count - 1 do
     replies[#replies + 1] = {-99, type(reply) == "table" and tostring(reply.err) or tostring(reply)}
   end
 end
+releaseCollected(shared.released, KEYS[4])
 if shared.fetched then
   settleReadyMarker(shared.k)
 end

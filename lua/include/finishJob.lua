@@ -4,7 +4,8 @@
 -- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
 -- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
 -- stream cap, the limiter's max and duration), and its fetches share the delayed promotion and the ready marker
--- (fetchJob's batch: shared.now is the batch's latest now).
+-- (fetchJob's batch: shared.now is the batch's latest now); their released locks are deleted, and their ids taken
+-- out of stalled, together after the batch (shared.released, see lockCheck.lua).
 -- Times and counts go to redis.call as text (A[4] is now's digits): a number argument costs a "%.17g" formatting.
 -- Retention: deletes the given finished jobs (their parents stop waiting for them) and takes them out of setKey.
 local function dropFinished(base, setKey, ids)
@@ -50,7 +51,7 @@ local function finishJob(K, A, shared)
       return {-9}
     end
   end
-  local lock = checkAndReleaseLock(jobKey, K[4], jobId, token)
+  local lock = checkAndReleaseLock(jobKey, K[4], jobId, token, shared and shared.released)
   if lock ~= 0 then
     return {lock}
   end

@@ -1,6 +1,8 @@
 -- Ownership check before an active job changes state: 0 when the token owns the lock (which is then released),
 -- -2 when the lock is gone, -6 when another token holds it. Token "0" is a manual move that skips the check.
-local function checkAndReleaseLock(jobKey, stalledKey, jobId, token)
+-- released (nil for at once) collects the lock keys and job ids instead, for one DEL and one SREM after a batch of
+-- finishes (releaseCollected): nothing in between reads them.
+local function checkAndReleaseLock(jobKey, stalledKey, jobId, token, released)
   if token == "0" then
     return 0
   end
@@ -12,9 +14,22 @@ local function checkAndReleaseLock(jobKey, stalledKey, jobId, token)
   if holder ~= token then
     return -6
   end
+  if released then
+    released.locks[#released.locks + 1] = lockKey
+    released.ids[#released.ids + 1] = jobId
+    return 0
+  end
   redis.call("DEL", lockKey)
   redis.call("SREM", stalledKey, jobId)
   return 0
+end
+
+-- The deferred releases of checkAndReleaseLock.
+local function releaseCollected(released, stalledKey)
+  if #released.locks > 0 then
+    redis.call("DEL", unpack(released.locks))
+    redis.call("SREM", stalledKey, unpack(released.ids))
+  end
 end
 
 -- The common start of every move out of active: 0 when the job's hash exists, the token owns it (its lock is then

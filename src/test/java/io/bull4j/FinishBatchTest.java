@@ -84,6 +84,13 @@ class FinishBatchTest {
         return f;
     }
 
+    /** The queue's key names without its prefix. */
+    private static Set<String> keyNames(String q) {
+        String prefix = key(q, "");
+        return redis().keys(prefix + "*").stream().map(k -> k.substring(prefix.length()))
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
     private static List<Map<String, String>> jobEvents(String q, String id) {
         return events(q).stream().filter(e -> id.equals(e.get("jobId"))).toList();
     }
@@ -111,6 +118,10 @@ class FinishBatchTest {
             assertEquals(jobEvents(single, id), jobEvents(batched, id), "events of job " + id);
         }
         assertEquals(0, redis().llen(key(batched, "active")));
+        // the same keys (no lock left behind by the batch's one DEL), the same stalled set and ready marker
+        assertEquals(keyNames(single), keyNames(batched));
+        assertEquals(redis().zrange(key(single, "marker"), 0, -1), redis().zrange(key(batched, "marker"), 0, -1));
+        assertEquals(redis().smembers(key(single, "stalled")), redis().smembers(key(batched, "stalled")));
         for (String type : List.of("completed", "failed")) {
             assertEquals(redis().hget(key(single, "metrics:" + type), "count"),
                     redis().hget(key(batched, "metrics:" + type), "count"), "metrics " + type);
