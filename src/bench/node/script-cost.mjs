@@ -1,0 +1,111 @@
+// Redis's own cost of bull4j's hot scripts, without any worker around them: jobs are prepared in wait, then one
+// client, sequentially, finishes them in batches through lua/moveManyToFinished.lua, each finish taking the next job
+// (what a worker at concurrency `batch` sends when its finishes go together). Nothing else runs, so INFO
+// commandstats gives the scripts' CPU per job with no thread, wake-up or network noise of a client: the measure to
+// compare Lua changes by (run it on each tree, alternating). It does not compare with BullMQ (see interleave.sh).
+//
+// Usage: node script-cost.mjs --port P [--jobs 20000] [--batch 10] [--retention keep|remove] [--data-bytes 100]
+//                             [--lua DIR (default: this tree's lua/)] [--rounds 3]
+// Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import IORedis from 'ioredis';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+const PORT = Number(args.port ?? 6379);
+const JOBS = Number(args.jobs ?? 20000);
+const BATCH = Number(args.batch ?? 10);
+const KEEP = (args.retention ?? 'keep') === 'remove' ? '0' : '-1';
+const DATA = JSON.stringify({ payload: 'x'.repeat(Number(args['data-bytes'] ?? 100)) });
+const LUA = path.resolve(args.lua ?? path.join(HERE, '../../../lua'));
+const ROUNDS = Number(args.rounds ?? 3);
+
+// the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place
+function assemble(name) {
+  const expand = (text) => text.replace(/^--@include (\S+)\s*$/gm,
+    (_, inc) => expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8')));
+  return expand(fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')
+    + fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8'));
+}
+
+const redis = new IORedis({ port: PORT, host: '127.0.0.1' });
+const base = 'bull:script-cost:';
+const k = (s) => base + s;
+const fetchKeys = ['wait', 'active', 'prioritized', 'pc', 'delayed', 'marker', 'meta', 'events', 'failed'].map(k);
+const finishKeys = ['active', 'completed', 'events', 'stalled', 'meta', 'wait', 'prioritized', 'pc', 'delayed',
+  'marker', 'failed'].map(k);
+const fetchSha = await redis.script('LOAD', assemble('moveToActive'));
+const finishSha = await redis.script('LOAD', assemble('moveManyToFinished'));
+const LOCK_MS = '30000';
+let tokenSeq = 0;
+const token = () => `t${++tokenSeq}`;
+
+async function prepare() {
+  await redis.flushall('SYNC');
+  const now = Date.now();
+  for (let from = 1; from <= JOBS; from += 1000) {
+    const p = redis.pipeline();
+    for (let i = from; i < Math.min(from + 1000, JOBS + 1); i++) {
+      p.hset(k(String(i)), 'name', 'job', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
+        'delay', '0', 'priority', '0');
+      p.lpush(k('wait'), String(i));
+    }
+    await p.exec();
+  }
+}
+
+function commandstats(text) {
+  const out = {};
+  for (const line of text.split('\r\n')) {
+    const m = line.match(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/);
+    if (m) out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+  }
+  return out;
+}
+
+async function round() {
+  await prepare();
+  let held = [];
+  for (let i = 0; i < BATCH; i++) {
+    const t = token();
+    const r = await redis.evalsha(fetchSha, fetchKeys.length, ...fetchKeys, base, String(Date.now()), t, LOCK_MS, '',
+      '', '', '0');
+    if (typeof r[1] === 'string') held.push([r[1], t]);
+  }
+  await redis.config('RESETSTAT');
+  let finished = 0;
+  while (held.length > 0) {
+    const argv = [base, LOCK_MS, '', '', '', '', 'script-cost'];
+    const next = held.map(() => token());
+    const now = String(Date.now());
+    held.forEach(([id, t], i) => argv.push(id, t, now, 'completed', 'null', '', KEEP, '-1', '1', '1', next[i], ''));
+    argv.push('0'); // the deadline ScriptRunner appends: none
+    const replies = await redis.evalsha(finishSha, finishKeys.length, ...finishKeys, ...argv);
+    finished += held.length;
+    held = replies.map((r, i) => [r[1], next[i]]).filter(([id]) => typeof id === 'string');
+  }
+  const stats = commandstats(await redis.info('commandstats'));
+  const evalsha = stats.evalsha;
+  delete stats.evalsha;
+  delete stats.info;
+  const inner = Object.values(stats).reduce((a, s) => ({ calls: a.calls + s.calls, usec: a.usec + s.usec }),
+    { calls: 0, usec: 0 });
+  return {
+    jobs: finished, batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
+    evalsha_usec_per_job: +(evalsha.usec / finished).toFixed(2),
+    script_calls_per_job: +(evalsha.calls / finished).toFixed(3),
+    commands_per_job: +(inner.calls / finished).toFixed(2),
+    commands_usec_per_job: +(inner.usec / finished).toFixed(2),
+    top: Object.fromEntries(Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec).slice(0, 6)
+      .map(([c, s]) => [c, +(s.calls / finished).toFixed(2)])),
+  };
+}
+
+try {
+  for (let i = 0; i < ROUNDS; i++) console.log(JSON.stringify(await round()));
+} finally {
+  redis.disconnect();
+}
