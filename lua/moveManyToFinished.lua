@@ -36,12 +36,12 @@
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
---@include schedulerJob
+--@lazy schedulerJob
 --@include fetchJob
---@include deduplicate
---@include metrics
---@include deadLetter
---@include flowParent
+--@lazy deduplicate
+--@lazy metrics
+--@lazy deadLetter
+--@lazy flowParent
 --@include finishJob
 
 local COMMON, STRIDE = 7, 12

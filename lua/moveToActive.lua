@@ -23,7 +23,7 @@
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
---@include schedulerJob
+--@lazy schedulerJob
 --@include fetchJob
 
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],

@@ -45,12 +45,12 @@
 --@include jobHealth
 --@include promoteDelayed
 --@include rateLimit
---@include schedulerJob
+--@lazy schedulerJob
 --@include fetchJob
---@include deduplicate
---@include metrics
---@include deadLetter
---@include flowParent
+--@lazy deduplicate
+--@lazy metrics
+--@lazy deadLetter
+--@lazy flowParent
 --@include finishJob
 
 return finishJob(KEYS, ARGV)

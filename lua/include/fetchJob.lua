@@ -1,7 +1,8 @@
 -- Taking the next job: promote due delayed jobs, then pop wait (or else the best prioritized job), lock it,
--- mark it started. Needs queueState, readyJob, takeLock, jobHealth, promoteDelayed and schedulerJob. The table k
--- holds the queue's keys: wait, active, prioritized, pc, delayed, marker, meta, events, failed. A job whose hash is missing
--- or damaged is set aside (jobHealth) instead of being started, and the next one is taken.
+-- mark it started. Needs queueState, readyJob, takeLock, jobHealth, promoteDelayed and schedulerJob (lazy:
+-- lib_schedulerJob(), see LuaScript). The table k holds the queue's keys: wait, active, prioritized, pc, delayed,
+-- marker, meta, events, failed. A job whose hash is missing or damaged is set aside (jobHealth) instead of being
+-- started, and the next one is taken.
 
 -- The due time (ms) of the earliest delayed job, or 0.
 local function nextDelayedTime(k)
@@ -133,7 +134,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
   setListedField(fields, "ats", ats)
   -- a run of an "every" job scheduler: its next run is added here, in the worker's stead (schedulerJob.lua)
   local schedulerSettled = 0
-  if rjk and rjk ~= "" and nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
+  if rjk and rjk ~= "" and lib_schedulerJob().nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
     schedulerSettled = 1
   end
   if batch then

@@ -1,6 +1,8 @@
 -- finishJob: the body of moveToFinished for one job (see lua/moveToFinished.lua's header for K and A, which mirror
 -- that script's KEYS and ARGV). Shared by moveToFinished and moveManyToFinished, which finishes several jobs in
--- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists.
+-- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists, with
+-- flowParent, deduplicate, deadLetter, metrics and schedulerJob lazy (--@lazy: lib_flowParent() etc.): only rare
+-- finishes need them, and defining them on every call cost Redis ~10 µs per call.
 -- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
 -- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
 -- stream cap, the limiter's max and duration), and its fetches share the delayed promotion and the ready marker
@@ -10,7 +12,7 @@
 -- Retention: deletes the given finished jobs (their parents stop waiting for them) and takes them out of setKey.
 local function dropFinished(base, setKey, ids)
   for _, id in ipairs(ids) do
-    unlinkTrimmed(base .. id)
+    lib_flowParent().unlinkTrimmed(base .. id)
     removeJobKeys(base .. id)
   end
   if #ids > 0 then
@@ -83,28 +85,28 @@ local function finishJob(K, A, shared)
       redis.call("DEL", dedupKey)
     end
     -- keepLastIfActive: the add kept while this job ran becomes a job now (deduplicate.lua)
-    createDedupNext(base, {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
+    lib_deduplicate().createDedupNext(base, {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
       marker = K[10], meta = K[5], events = K[3]}, meta, dedupId, now)
   end
   -- a child of a flow: its parent learns the outcome (return value, or the failure under the child's policy)
-  local parent = parentOf(jobFields[3], jobFields[4])
+  local parent = (jobFields[3] or jobFields[4]) and lib_flowParent().parentOf(jobFields[3], jobFields[4])
   if parent then
     if completed then
-      childCompleted(parent, jobKey, A[6], now)
+      lib_flowParent().childCompleted(parent, jobKey, A[6], now)
     else
-      childFailed(parent, jobKey, A[6], now)
+      lib_flowParent().childFailed(parent, jobKey, A[6], now)
     end
   end
   local keepCount = tonumber(A[8])
   local keepAge = tonumber(A[9])
   if not completed and (A[18] or "") ~= "" then
-    addDeadLetter(A[18], A[19], jobKey, jobId, A[6], attemptsMade, A[7], now)
+    lib_deadLetter().addDeadLetter(A[18], A[19], jobKey, jobId, A[6], attemptsMade, A[7], now)
   end
 
   if keepCount == 0 then
     removeJobKeys(jobKey)
     if parent then
-      childGone(parent, jobKey)
+      lib_flowParent().childGone(parent, jobKey)
     end
   else
     redis.call("ZADD", K[2], A[4], jobId)
@@ -141,7 +143,7 @@ local function finishJob(K, A, shared)
   end
 
   if A[17] ~= "" then
-    countFinishedInMinute(base .. "metrics:" .. A[5], tonumber(A[17]), A[4])
+    lib_metrics().countFinishedInMinute(base .. "metrics:" .. A[5], tonumber(A[17]), A[4])
   end
 
   local k = shared and shared.k

@@ -23,10 +23,18 @@ const DATA = JSON.stringify({ payload: 'x'.repeat(Number(args['data-bytes'] ?? 1
 const LUA = path.resolve(args.lua ?? path.join(HERE, '../../../lua'));
 const ROUNDS = Number(args.rounds ?? 3);
 
-// the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place
+// the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place (a
+// lazy one inside lib_<name>(), which defines its functions on first use and returns them in a table)
 function assemble(name) {
-  const expand = (text) => text.replace(/^--@include (\S+)\s*$/gm,
-    (_, inc) => expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8')));
+  const lazy = (inc, text) => {
+    const names = [...text.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
+    return `local lazy_${inc}\nlocal function lib_${inc}()\n  if not lazy_${inc} then\n${text}\n    lazy_${inc} = {${names}}`
+      + `\n  end\n  return lazy_${inc}\nend\n`;
+  };
+  const expand = (text) => text.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
+    const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
+    return how === 'lazy' ? lazy(inc, included) : included;
+  });
   return expand(fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')
     + fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8'));
 }

@@ -69,7 +69,9 @@ final class FetchLoop implements Runnable {
     /** A fetch or a processor found the rate limit reached for another {@code ms}: wait it out, then fetch. */
     void rateLimited(long ms) {
         if (ms > 0) {
-            limitUntil = Math.max(limitUntil, ctx.now() + ms);
+            // + 1: PTTL rounds down, and Redis keeps a key through the millisecond it expires in; a fetch sent at
+            // the end of the wait then never finds the limiter key still there
+            limitUntil = Math.max(limitUntil, ctx.now() + ms + 1);
         }
     }
 
