@@ -85,8 +85,8 @@ local function finishJob(K, A, shared)
       redis.call("DEL", dedupKey)
     end
     -- keepLastIfActive: the add kept while this job ran becomes a job now (deduplicate.lua)
-    lib_deduplicate().createDedupNext(base, {wait = K[6], active = K[1], prioritized = K[7], pc = K[8], delayed = K[9],
-      marker = K[10], meta = K[5], events = K[3]}, meta, dedupId, now)
+    lib_deduplicate().createDedupNext(base, {wait = K[6], active = K[1], prioritized = K[7], pc = K[8],
+      delayed = K[9], marker = K[10], meta = K[5], events = K[3]}, meta, dedupId, now)
   end
   -- a child of a flow: its parent learns the outcome (return value, or the failure under the child's policy)
   local parent = (jobFields[3] or jobFields[4]) and lib_flowParent().parentOf(jobFields[3], jobFields[4])

@@ -226,7 +226,8 @@ const rotated = (xs, k) => xs.map((_, j) => xs[(j + k) % xs.length]);
 function summarize(results) {
   const out = [];
   const first = Object.values(results).flat()[0]?.A;
-  out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order rotating from pair to pair (${[0, 1].map((k) => rotated(ROLES, k).map((r) => r.role).join(' ')).join(', ')}, …); `
+  const orders = [0, 1].map((k) => rotated(ROLES, k).map((r) => r.role).join(' ')).join(', ');
+  out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order rotating from pair to pair (${orders}, …); `
     + `one Redis (${first?.redis_version ?? '?'}, port ${PORT}), FLUSHALL SYNC before every run. `
     + `n = ${N}, warm-up ${WARMUP_N} jobs per run, bull4j JIT warm-up ${JIT_WARMUP_N} jobs per path.`);
   out.push('');

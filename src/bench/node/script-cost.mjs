@@ -28,8 +28,8 @@ const ROUNDS = Number(args.rounds ?? 3);
 function assemble(name) {
   const lazy = (inc, text) => {
     const names = [...text.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
-    return `local lazy_${inc}\nlocal function lib_${inc}()\n  if not lazy_${inc} then\n${text}\n    lazy_${inc} = {${names}}`
-      + `\n  end\n  return lazy_${inc}\nend\n`;
+    return `local lazy_${inc}\nlocal function lib_${inc}()\n  if not lazy_${inc} then\n${text}\n`
+      + `    lazy_${inc} = {${names}}\n  end\n  return lazy_${inc}\nend\n`;
   };
   const expand = (text) => text.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
     const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
