@@ -219,6 +219,17 @@ final class JobRunner {
      * when it did not ask for a next job.
      */
     private FetchedJob runOne(Job job, String nextToken, AtomicBoolean slot) {
+        if (!locks.mayStillHold(job.id(), job.token())) {
+            // this process was stopped or starved for longer than the lock between the fetch and now: another
+            // worker may run the job already, so it is not started here (the stalled check gives it back if not)
+            log.warn("job {} of queue {} not started: its lock may have expired since it was fetched", job.id(),
+                    ctx.name());
+            locks.forget(job.id());
+            finished.incrementAndGet();
+            bus.emit(l -> l.onError(new JobException(ctx.name(), job.id(), JobException.Reason.LOCK_MISSING,
+                    "the lock of job " + job.id() + " may have expired before it started: not run")));
+            return null;
+        }
         running.put(job.id(), Thread.currentThread());
         JobControl.Run run = control.start(job, Thread.currentThread(), slot);
         boolean late = false;

@@ -250,6 +250,13 @@ final class Checker {
                         continue;
                     }
                     String why = leaseLossCause(earlier, later.start());
+                    if ((why == null || why.equals("graceful shutdown"))
+                            && (pausedBetween(later.proc(), earlier.start(), later.start())
+                            || blockedBetween(later.proc(), earlier.start(), later.start()))) {
+                        // the later run is the stale one, as above: fetched before its process was stopped, its
+                        // lease ran out meanwhile, and the job started on SIGCONT before the worker could tell
+                        why = "stale run of a paused process";
+                    }
                     if (why == null || why.equals("graceful shutdown")) {
                         v.overlapsUnderValidLock.add(later.job() + ": " + earlier.proc() + " still running when "
                                 + later.proc() + " started it");

@@ -105,6 +105,21 @@ class CheckerTest {
         assertEquals(Map.of("pause of the process that ran it again", 1), v.extraRunCauses);
     }
 
+    /** The same, when the stale start overlaps the new owner's run (seen in CI: chaos SIGSTOP 2 x lock, j109). */
+    @Test
+    void staleStartOverlappingTheNewOwnersRunIsALeaseLossNotAnOverlapUnderAValidLock() throws IOException {
+        added("j1");
+        line("faults", "SIGSTOP", 5, "proc", "w1.0"); // w1.0 had fetched j1 just before
+        run("w2.0", "j1", "t2", 3_000, 12_000L); // recovered as stalled, run by w2.0 until after w1.0 resumed
+        line("faults", "SIGCONT", 10_000, "proc", "w1.0");
+        run("w1.0", "j1", "t1", 10_001, 10_500L);
+        states.put("j1", Set.of("completed"));
+        Verdict v = check();
+        assertEquals(List.of(), v.violations());
+        assertEquals(Map.of("pause of the process that ran it again", 1), v.extraRunCauses);
+        assertEquals(1, v.overlapsAfterLeaseLoss);
+    }
+
     @Test
     void overlapWhileTheEarlierProcessWasBlockedIsALeaseLoss() throws IOException {
         added("j1");
