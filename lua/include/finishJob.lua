@@ -2,7 +2,7 @@
 -- that script's KEYS and ARGV). Shared by moveToFinished and moveManyToFinished, which finishes several jobs in
 -- one call exactly as that many moveToFinished calls in a row would. Needs the includes moveToFinished lists, with
 -- flowParent, deduplicate, deadLetter, metrics and schedulerJob lazy (--@lazy: lib_flowParent() etc.): only rare
--- finishes need them, and defining them on every call cost Redis ~10 µs per call.
+-- finishes need them, and defining them on every call cost Redis several µs per call.
 -- shared is nil for a single finish; a batch passes one table to all its finishes, so that the queue's meta is read
 -- once, by the first finish that needs it (nothing a finish does changes the fields read: paused, concurrency, the
 -- stream cap, the limiter's max and duration), and its fetches share the delayed promotion and the ready marker

@@ -152,6 +152,21 @@ final class Checker {
         return null;
     }
 
+    /**
+     * Why {@code later} is the stale run, or null: its process fetched the job, was paused (or blocked behind
+     * CPU-bound work) after {@code earlierStart} while its lock expired and another worker ran the job, and then
+     * started the job all the same.
+     */
+    private String staleRunCause(Run later, long earlierStart) {
+        if (pausedBetween(later.proc(), earlierStart, later.start())) {
+            return "pause of the process that ran it again";
+        }
+        if (blockedBetween(later.proc(), earlierStart, later.start())) {
+            return "block of the process that ran it again";
+        }
+        return null;
+    }
+
     Verdict check() {
         Verdict v = new Verdict();
         Set<String> invoked = new HashSet<>();
@@ -234,14 +249,8 @@ final class Checker {
                 Run later = runs.get(i);
                 Run previous = runs.get(i - 1);
                 String cause = leaseLossCause(previous, later.start());
-                if (cause == null && pausedBetween(later.proc(), previous.start(), later.start())) {
-                    // the later run is the stale one: its process fetched the job before a pause, its lock expired
-                    // meanwhile and another worker ran the job; on SIGCONT it started the job all the same
-                    cause = "pause of the process that ran it again";
-                }
-                if (cause == null && blockedBetween(later.proc(), previous.start(), later.start())) {
-                    // the same with a blocked process: the fetched job waited behind CPU-bound work
-                    cause = "block of the process that ran it again";
+                if (cause == null) {
+                    cause = staleRunCause(later, previous.start());
                 }
                 v.extraRunCauses.merge(cause == null ? "unattributed" : cause, 1, Integer::sum);
                 for (int j = 0; j < i; j++) {
@@ -250,12 +259,8 @@ final class Checker {
                         continue;
                     }
                     String why = leaseLossCause(earlier, later.start());
-                    if ((why == null || why.equals("graceful shutdown"))
-                            && (pausedBetween(later.proc(), earlier.start(), later.start())
-                            || blockedBetween(later.proc(), earlier.start(), later.start()))) {
-                        // the later run is the stale one, as above: fetched before its process was stopped, its
-                        // lease ran out meanwhile, and the job started on SIGCONT before the worker could tell
-                        why = "stale run of a paused process";
+                    if (why == null || why.equals("graceful shutdown")) {
+                        why = staleRunCause(later, earlier.start());
                     }
                     if (why == null || why.equals("graceful shutdown")) {
                         v.overlapsUnderValidLock.add(later.job() + ": " + earlier.proc() + " still running when "
