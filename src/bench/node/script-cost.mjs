@@ -22,6 +22,7 @@ const KEEP = (args.retention ?? 'keep') === 'remove' ? '0' : '-1';
 const DATA = JSON.stringify({ payload: 'x'.repeat(Number(args['data-bytes'] ?? 100)) });
 const LUA = path.resolve(args.lua ?? path.join(HERE, '../../../lua'));
 const ROUNDS = Number(args.rounds ?? 3);
+const VIA = args.via ?? 'eval'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
 
 // the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place (a
 // lazy one inside lib_<name>(), which defines its functions on first use and returns them in a table)
@@ -45,8 +46,38 @@ const k = (s) => base + s;
 const fetchKeys = ['wait', 'active', 'prioritized', 'pc', 'delayed', 'marker', 'meta', 'events', 'failed'].map(k);
 const finishKeys = ['active', 'completed', 'events', 'stalled', 'meta', 'wait', 'prioritized', 'pc', 'delayed',
   'marker', 'failed'].map(k);
-const fetchSha = await redis.script('LOAD', assemble('moveToActive'));
-const finishSha = await redis.script('LOAD', assemble('moveManyToFinished'));
+// the library LuaScript.java builds for FCALL: includes once at load, the deadline guard and the script per call
+function library(name) {
+  const text = fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8');
+  const lazy = (inc, body) => {
+    const names = [...body.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
+    return `local lazy_${inc} = (function()\n${body}\nreturn {${names}}\nend)()\n`
+      + `local function lib_${inc}() return lazy_${inc} end\n`;
+  };
+  const expand = (t) => t.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
+    const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
+    return how === 'lazy' ? lazy(inc, included) : included;
+  });
+  const includes = [...text.matchAll(/^--@(include|lazy) (\S+)\s*$/gm)].map((m) => m[0]).join('\n');
+  const body = text.replace(/^--@(include|lazy) (\S+)\s*$/gm, '');
+  const fname = `b4jexp_${name}`;
+  return [fname, `#!lua name=${fname}\n${expand(includes)}\nlocal function bull4j_run(KEYS, ARGV)\n`
+    + `${fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')}\n${body}\nend\n`
+    + `redis.register_function('${fname}', bull4j_run)\n`];
+}
+let fetchSha, finishSha, fetchFn, finishFn;
+if (VIA === 'function') {
+  const [a, la] = library('moveToActive');
+  const [b, lb] = library('moveManyToFinished');
+  await redis.call('FUNCTION', 'LOAD', 'REPLACE', la);
+  await redis.call('FUNCTION', 'LOAD', 'REPLACE', lb);
+  fetchFn = a; finishFn = b;
+} else {
+  fetchSha = await redis.script('LOAD', assemble('moveToActive'));
+  finishSha = await redis.script('LOAD', assemble('moveManyToFinished'));
+}
+const call = (fetch, ...a) => VIA === 'function'
+  ? redis.call('FCALL', fetch ? fetchFn : finishFn, ...a) : redis.evalsha(fetch ? fetchSha : finishSha, ...a);
 const LOCK_MS = '30000';
 let tokenSeq = 0;
 const token = () => `t${++tokenSeq}`;
@@ -79,7 +110,7 @@ async function round() {
   let held = [];
   for (let i = 0; i < BATCH; i++) {
     const t = token();
-    const r = await redis.evalsha(fetchSha, fetchKeys.length, ...fetchKeys, base, String(Date.now()), t, LOCK_MS, '',
+    const r = await call(true, fetchKeys.length, ...fetchKeys, base, String(Date.now()), t, LOCK_MS, '',
       '', '', '0');
     if (typeof r[1] === 'string') held.push([r[1], t]);
   }
@@ -91,13 +122,14 @@ async function round() {
     const now = String(Date.now());
     held.forEach(([id, t], i) => argv.push(id, t, now, 'completed', 'null', '', KEEP, '-1', '1', '1', next[i], ''));
     argv.push('0'); // the deadline ScriptRunner appends: none
-    const replies = await redis.evalsha(finishSha, finishKeys.length, ...finishKeys, ...argv);
+    const replies = await call(false, finishKeys.length, ...finishKeys, ...argv);
     finished += held.length;
     held = replies.map((r, i) => [r[1], next[i]]).filter(([id]) => typeof id === 'string');
   }
   const stats = commandstats(await redis.info('commandstats'));
-  const evalsha = stats.evalsha;
+  const evalsha = stats.evalsha ?? stats.fcall;
   delete stats.evalsha;
+  delete stats.fcall;
   delete stats.info;
   const inner = Object.values(stats).reduce((a, s) => ({ calls: a.calls + s.calls, usec: a.usec + s.usec }),
     { calls: 0, usec: 0 });
@@ -107,7 +139,7 @@ async function round() {
     script_calls_per_job: +(evalsha.calls / finished).toFixed(3),
     commands_per_job: +(inner.calls / finished).toFixed(2),
     commands_usec_per_job: +(inner.usec / finished).toFixed(2),
-    top: Object.fromEntries(Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec).slice(0, 6)
+    top: Object.fromEntries(Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec).slice(0, 20)
       .map(([c, s]) => [c, +(s.calls / finished).toFixed(2)])),
   };
 }

@@ -12,14 +12,15 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Sends the finishes of a worker with concurrency above 1 together: a finish goes at once when none is in flight;
  * those that arrive while one is go together in the next call (up to {@link MoveManyToFinished#MAX}), sent as soon
- * as the call in flight answers. No finish waits for company. A call with one finish is today's single
- * moveToFinished; one with several is moveManyToFinished, which applies each as that call would, with its own
+ * as a call in flight answers, or at once when a whole batch is waiting (at high concurrency several full calls are
+ * then in flight, instead of all finishes queueing behind one). No finish waits for company. A call with one finish
+ * is today's single moveToFinished; one with several is moveManyToFinished, which applies each as that call would, with its own
  * result: a refusal (a lost lock) is that job's alone.
  */
 final class FinishBatcher {
     private final QueueContext ctx;
     private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
-    private boolean inFlight; // guarded by this
+    private int inFlight; // calls sent and not yet answered (each sends the next batch when it answers); guarded by this
 
     FinishBatcher(QueueContext ctx) {
         this.ctx = ctx;
@@ -34,10 +35,11 @@ final class FinishBatcher {
         List<Pending> batch;
         synchronized (this) {
             waiting.add(p);
-            if (inFlight) {
+            // behind a call in flight, a finish waits for company only until a whole batch is waiting
+            if (inFlight > 0 && waiting.size() < MoveManyToFinished.MAX) {
                 return p.result;
             }
-            inFlight = true;
+            inFlight++;
             batch = take();
         }
         send(batch);
@@ -60,7 +62,7 @@ final class FinishBatcher {
         while (batch.isEmpty()) {
             synchronized (this) {
                 if (waiting.isEmpty()) {
-                    inFlight = false;
+                    inFlight--;
                     return;
                 }
                 batch = take();
@@ -97,7 +99,7 @@ final class FinishBatcher {
             List<Pending> next;
             synchronized (this) {
                 if (waiting.isEmpty()) {
-                    inFlight = false;
+                    inFlight--;
                     return;
                 }
                 next = take();

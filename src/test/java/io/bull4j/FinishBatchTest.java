@@ -99,14 +99,23 @@ class FinishBatchTest {
     void concurrentFinishesShareCallsAndLeaveWhatSingleFinishesLeave() throws Exception {
         String single = queueName("fbone");
         String batched = queueName("fbmany");
+        // at concurrency 100, whole batches (MoveManyToFinished.MAX) wait at once: several calls go in flight (its
+        // call count is printed only: its first 100 jobs are fetched one call each)
+        String wide = queueName("fbwide");
         long singleCalls = runAll(single, 1);
         long batchedCalls = runAll(batched, 10);
+        long wideCalls = runAll(wide, 100);
         System.out.println("FinishBatchTest: script calls for " + JOBS + " jobs: concurrency 1 " + singleCalls
-                + ", concurrency 10 " + batchedCalls);
+                + ", concurrency 10 " + batchedCalls + ", concurrency 100 " + wideCalls);
         // one at a time, every job takes at least its own finish call; batched, finishes share calls
         assertTrue(singleCalls >= JOBS, "concurrency 1: " + singleCalls);
         assertTrue(batchedCalls < JOBS * 3 / 4, "concurrency 10: " + batchedCalls + " script calls for " + JOBS
                 + " jobs");
+        assertLeaveTheSame(single, batched);
+        assertLeaveTheSame(single, wide);
+    }
+
+    private static void assertLeaveTheSame(String single, String batched) {
         for (String set : List.of("completed", "failed")) {
             assertEquals(Set.copyOf(redis().zrange(key(single, set), 0, -1)),
                     Set.copyOf(redis().zrange(key(batched, set), 0, -1)), set);
