@@ -6,6 +6,7 @@
 //
 // Usage: node script-cost.mjs --port P [--jobs 20000] [--batch 10] [--retention keep|remove] [--data-bytes 100]
 //                             [--lua DIR (default: this tree's lua/)] [--rounds 3]
+//                             [--via eval|function] (function: each script as a Redis 7 library, called by FCALL)
 // Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
 import fs from 'node:fs';
 import path from 'node:path';
