@@ -7,6 +7,7 @@
 // Usage: node script-cost.mjs --port P [--jobs 20000] [--batch 10] [--retention keep|remove] [--data-bytes 100]
 //                             [--lua DIR (default: this tree's lua/)] [--rounds 3]
 //                             [--via eval|function] (function: each script as a Redis 7 library, called by FCALL)
+//                             [--empty 1] (every job fetched first: each finish's fetch comes back empty)
 // Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +24,10 @@ const KEEP = (args.retention ?? 'keep') === 'remove' ? '0' : '-1';
 const DATA = JSON.stringify({ payload: 'x'.repeat(Number(args['data-bytes'] ?? 100)) });
 const LUA = path.resolve(args.lua ?? path.join(HERE, '../../../lua'));
 const ROUNDS = Number(args.rounds ?? 3);
-const VIA = args.via ?? 'eval'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
+const VIA = args.via ?? 'eval';
+// --empty 1: every job is fetched before the first finish, so each finish's fetch finds nothing (with 1000 delayed
+// jobs due later, as between a job scheduler's runs): the cost of a finish whose next fetch comes back empty
+const EMPTY = args.empty === '1'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
 
 // the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place (a
 // lazy one inside lib_<name>(), which defines its functions on first use and returns them in a table)
@@ -109,12 +113,18 @@ function commandstats(text) {
 async function round() {
   await prepare();
   let held = [];
-  for (let i = 0; i < BATCH; i++) {
+  if (EMPTY) {
+    const p = redis.pipeline();
+    for (let i = 0; i < 1000; i++) p.zadd(k('delayed'), String((Date.now() + 3600000) * 4096 + i), `d${i}`);
+    await p.exec();
+  }
+  for (let i = 0; i < (EMPTY ? JOBS : BATCH); i++) {
     const t = token();
     const r = await call(true, fetchKeys.length, ...fetchKeys, base, String(Date.now()), t, LOCK_MS, '',
       '', '', '0');
     if (typeof r[1] === 'string') held.push([r[1], t]);
   }
+  const rest = EMPTY ? held.splice(BATCH) : [];
   await redis.config('RESETSTAT');
   let finished = 0;
   while (held.length > 0) {
@@ -126,6 +136,7 @@ async function round() {
     const replies = await call(false, finishKeys.length, ...finishKeys, ...argv);
     finished += held.length;
     held = replies.map((r, i) => [r[1], next[i]]).filter(([id]) => typeof id === 'string');
+    if (EMPTY) held = rest.splice(0, BATCH);
   }
   const stats = commandstats(await redis.info('commandstats'));
   const evalsha = stats.evalsha ?? stats.fcall;
