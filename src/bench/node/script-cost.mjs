@@ -8,6 +8,7 @@
 //                             [--lua DIR (default: this tree's lua/)] [--rounds 3]
 //                             [--via eval|function] (function: each script as a Redis 7 library, called by FCALL)
 //                             [--empty 1] (every job fetched first: each finish's fetch comes back empty)
+//                             [--scheduler 1] (every job a job scheduler's run: each fetch adds the next run)
 // Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,10 @@ const ROUNDS = Number(args.rounds ?? 3);
 const VIA = args.via ?? 'eval';
 // --empty 1: every job is fetched before the first finish, so each finish's fetch finds nothing (with 1000 delayed
 // jobs due later, as between a job scheduler's runs): the cost of a finish whose next fetch comes back empty
-const EMPTY = args.empty === '1'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
+const EMPTY = args.empty === '1';
+// --scheduler 1: every job is the due run of an "every 1 s" job scheduler of its own, so each fetch also adds that
+// scheduler's next run (schedulerJob.lua's nextEveryRunOnFetch), as in issue 10's schedulers runs
+const SCHEDULER = args.scheduler === '1'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
 
 // the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place (a
 // lazy one inside lib_<name>(), which defines its functions on first use and returns them in a table)
@@ -93,9 +97,19 @@ async function prepare() {
   for (let from = 1; from <= JOBS; from += 1000) {
     const p = redis.pipeline();
     for (let i = from; i < Math.min(from + 1000, JOBS + 1); i++) {
-      p.hset(k(String(i)), 'name', 'job', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
-        'delay', '0', 'priority', '0');
-      p.lpush(k('wait'), String(i));
+      if (SCHEDULER) {
+        const id = `repeat:s${i}:${now}`;
+        p.hset(k(`repeat:s${i}`), 'name', 'job', 'every', '1000', 'ic', '1');
+        p.zadd(k('repeat'), String(now), `s${i}`);
+        p.hset(k(id), 'name', 'job', 'data', DATA, 'opts', JSON.stringify({ repeat: { every: 1000, count: 1 },
+          repeatJobKey: `s${i}`, jobId: id, delay: 0, attempts: 0, timestamp: now }), 'timestamp', String(now),
+        'delay', '0', 'priority', '0', 'rjk', `s${i}`);
+        p.lpush(k('wait'), id);
+      } else {
+        p.hset(k(String(i)), 'name', 'job', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
+          'delay', '0', 'priority', '0');
+        p.lpush(k('wait'), String(i));
+      }
     }
     await p.exec();
   }

@@ -597,7 +597,7 @@ final class JobRunner {
         return !closing && !paused && !noFetchNext;
     }
 
-    private void giveBack(String jobId, String token) {
+    void giveBack(String jobId, String token) {
         try {
             ctx.await(MoveToWait.run(ctx.scripts(), ctx.keys, jobId, token), "moveToWait");
         } catch (RuntimeException e) {

@@ -1,0 +1,47 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.key;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A drained worker's fetch is sent by the marker's reply itself (FetchLoop.waitForJob). A pause that lands between
+ * that reply and the fetch's answer must hand the job back to wait, never leave it active under a lock no one
+ * renews: every job added to a drained worker that is paused at once, then resumed, runs once, long before the
+ * lock (30 s) or the stalled check could recover it.
+ */
+class FetchOnMarkerReplyTest {
+    @Test
+    void aPauseRightAfterTheMarkerWakesTheWorkerLosesNoJob() throws Exception {
+        String q = queueName("markerfetch");
+        int rounds = 40;
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 runs.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
+                 return null;
+             }, workerOptions().concurrency(1).build())) {
+            for (int i = 0; i < rounds; i++) {
+                // drained: the worker waits on the marker (its last fetch found nothing)
+                eventually(Duration.ofSeconds(10), () -> redis().llen(key(q, "wait")) == 0
+                        && redis().llen(key(q, "active")) == 0, "drained before round");
+                String id = queue.add("j", Map.of("i", i)).id();
+                worker.pause(); // lands before, during or after the fetch that the marker's reply sends
+                worker.resume();
+                eventually(Duration.ofSeconds(5), () -> runs.containsKey(id), "job " + id + " ran after resume");
+            }
+            eventually(Duration.ofSeconds(5), () -> redis().zcard(key(q, "completed")) == rounds, "all completed");
+            assertEquals(0, redis().llen(key(q, "active")));
+            assertEquals(Set.of(1), Set.copyOf(runs.values().stream().map(AtomicInteger::get).toList()),
+                    "each job ran once: " + runs);
+        }
+    }
+}
