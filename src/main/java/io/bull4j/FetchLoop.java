@@ -18,8 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 /**
  * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}), and when that call reports
@@ -32,7 +30,6 @@ final class FetchLoop implements Runnable {
     private static final long ERROR_PAUSE_MS = 1000;
     /** A delayed job due within this many ms is waited for locally, not on the marker. */
     private static final long SHORT_WAIT_MS = 2;
-    private static final CompletableFuture<FetchedJob> NOT_SENT = CompletableFuture.completedFuture(FetchedJob.NONE);
 
     private final QueueContext ctx;
     private final WorkerOptions opts;
@@ -108,18 +105,14 @@ final class FetchLoop implements Runnable {
                         drained = true;
                         nextDelayed = hint;
                     }
-                    String token = tokens.next();
-                    FetchedJob fetched = null;
                     if (drained) {
-                        fetched = waitForJob(nextDelayed, token);
+                        waitForJob(nextDelayed);
                         if (stopping || paused) {
-                            if (fetched != null && fetched.isPresent()) {
-                                runner.giveBack(fetched.id(), token);
-                            }
                             continue;
                         }
                     }
-                    FetchedJob f = fetched != null ? fetched : ctx.await(fetchCall(token), "moveToActive");
+                    String token = tokens.next();
+                    FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
                     if (f.rateLimitMs() > 0) {
                         rateLimited(f.rateLimitMs());
                         drained = false;
@@ -240,101 +233,40 @@ final class FetchLoop implements Runnable {
     /**
      * Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. A
      * popped delay marker (member "1") that names a later time only moves that time: no fetch is made for it.
-     * With a token, the fetch that follows the wait is sent by the marker's reply itself, on the I/O thread, and
-     * this thread wakes once, with the fetch's answer, which it returns; null when no fetch was sent.
      */
-    private FetchedJob waitForJob(long nextDelayedMs, String token) throws InterruptedException {
+    private void waitForJob(long nextDelayedMs) throws InterruptedException {
         while (true) {
             long timeoutMs = opts.drainDelay().toMillis();
             if (nextDelayedMs > 0) {
                 long untilDue = nextDelayedMs - ctx.now();
                 if (untilDue <= 0) {
-                    return null;
+                    return;
                 }
                 if (untilDue <= SHORT_WAIT_MS) {
                     // cheaper than a blocking call, a timer and the write that ends it; a job added meanwhile
                     // waits at most this long
                     Thread.sleep(untilDue);
-                    return null;
+                    return;
                 }
                 timeoutMs = Math.min(timeoutMs, untilDue);
             }
-            // the fetch the reply sent; or NOT_SENT, set once the wait is over, so that a reply coming after a
-            // timeout sends nothing that no one would take
-            AtomicReference<CompletableFuture<FetchedJob>> sent = new AtomicReference<>();
-            Woken woken;
-            try {
-                woken = blockOnMarker(nextDelayedMs > 0, timeoutMs, popped -> {
-                    if (token == null || !endsWait(popped) || stopping || paused) {
-                        return null;
-                    }
-                    CompletableFuture<FetchedJob> fetch = new CompletableFuture<>();
-                    if (!sent.compareAndSet(null, fetch)) {
-                        return null;
-                    }
-                    try {
-                        fetchCall(token).whenComplete((f, e) -> {
-                            if (e != null) {
-                                fetch.completeExceptionally(e);
-                            } else {
-                                fetch.complete(f);
-                            }
-                        });
-                    } catch (RuntimeException e) {
-                        fetch.completeExceptionally(e);
-                    }
-                    return fetch;
-                });
-            } catch (RuntimeException e) {
-                if (!sent.compareAndSet(null, NOT_SENT)) {
-                    handBack(sent.get(), token);
-                }
-                throw e;
+            ScoredValue<String> popped = blockOnMarker(nextDelayedMs > 0, timeoutMs);
+            if (popped == null || !popped.hasValue() || !"1".equals(popped.getValue())) {
+                return;
             }
-            if (!sent.compareAndSet(null, NOT_SENT) && woken.fetched() == null) {
-                handBack(sent.get(), token); // sent, but the wait ended without its answer (a pause or stop)
-                return null;
+            long due = (long) popped.getScore();
+            if (due <= ctx.now() + 1) {
+                return;
             }
-            if (woken.fetched() != null || endsWait(woken.popped())) {
-                return woken.fetched();
-            }
-            long due = (long) woken.popped().getScore();
             nextDelayedMs = nextDelayedMs > 0 ? Math.min(nextDelayedMs, due) : due;
         }
     }
 
-    /** What ended a wait on the marker: what it popped (null: nothing) and the answer of the fetch sent then. */
-    private record Woken(ScoredValue<String> popped, FetchedJob fetched) {
-    }
-
-    /** Whether a wait on the marker that popped this (null: none) is over: anything but a delay marker for later. */
-    private boolean endsWait(ScoredValue<String> popped) {
-        return popped == null || !popped.hasValue() || !"1".equals(popped.getValue())
-                || (long) popped.getScore() <= ctx.now() + 1;
-    }
-
-    /** A fetch sent by the marker's reply whose answer was not taken (a pause, stop or error came): hands back. */
-    private void handBack(CompletableFuture<FetchedJob> sent, String token) {
-        try {
-            FetchedJob f = ctx.await(sent, "moveToActive");
-            if (f.isPresent()) {
-                runner.giveBack(f.id(), token);
-            }
-        } catch (RuntimeException e) {
-            // no job was taken, or it is recovered as stalled (its lock is never renewed)
-            log.debug("a fetch on queue {} whose answer was not taken failed", ctx.name(), e);
-        }
-    }
-
-    /**
-     * One BZPOPMIN, and the fetch that thenFetch sends on its reply (thenFetch returns null for none); what it
-     * popped is null on timeout, and the whole result null when pausing or stopping.
-     */
-    private Woken blockOnMarker(boolean forDelayedJob, long timeoutMs,
-                                Function<ScoredValue<String>, CompletableFuture<FetchedJob>> thenFetch) {
+    /** One BZPOPMIN; null on timeout, or when pausing or stopping. */
+    private ScoredValue<String> blockOnMarker(boolean forDelayedJob, long timeoutMs) {
         DedicatedConnection c = blockingConnection();
         if (c == null) {
-            return new Woken(null, null);
+            return null;
         }
         double seconds = Math.max(timeoutMs, 1) / 1000.0;
         // Redis notices a blocking timeout only on its cron tick (every 100 ms at hz 10): for a delayed job, a
@@ -342,19 +274,12 @@ final class FetchLoop implements Runnable {
         ScheduledFuture<?> wake = forDelayedJob && timeoutMs < opts.drainDelay().toMillis()
                 ? ctx.link.timer().schedule(this::pokeMarker, timeoutMs, TimeUnit.MILLISECONDS) : null;
         try {
-            CompletableFuture<Woken> woken = c.commands().bzpopmin(seconds, ctx.keys.marker()).toCompletableFuture()
-                    .thenCompose(kv -> {
-                        ScoredValue<String> popped = kv == null || !kv.hasValue() ? null : kv.getValue();
-                        CompletableFuture<FetchedJob> fetch = thenFetch.apply(popped);
-                        return fetch == null ? CompletableFuture.completedFuture(new Woken(popped, null))
-                                : fetch.thenApply(f -> new Woken(popped, f));
-                    });
-            // the fetch has its own bound (the command timeout) after the marker's
-            return Await.result(woken, Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout().multipliedBy(2)),
-                    "BZPOPMIN");
+            KeyValue<String, ScoredValue<String>> kv = Await.result(c.commands().bzpopmin(seconds,
+                    ctx.keys.marker()), Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
+            return kv == null || !kv.hasValue() ? null : kv.getValue();
         } catch (RedisException e) {
             if (stopping || paused) {
-                return new Woken(null, null);
+                return null;
             }
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
             throw e;
@@ -458,7 +383,7 @@ final class FetchLoop implements Runnable {
             return f;
         }
         synchronized (manualLock) {
-            waitForJob(f.nextDelayedMs(), null);
+            waitForJob(f.nextDelayedMs());
         }
         if (paused || stopping) {
             return FetchedJob.NONE;

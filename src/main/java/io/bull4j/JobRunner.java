@@ -597,7 +597,7 @@ final class JobRunner {
         return !closing && !paused && !noFetchNext;
     }
 
-    void giveBack(String jobId, String token) {
+    private void giveBack(String jobId, String token) {
         try {
             ctx.await(MoveToWait.run(ctx.scripts(), ctx.keys, jobId, token), "moveToWait");
         } catch (RuntimeException e) {
