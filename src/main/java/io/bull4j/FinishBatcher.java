@@ -14,13 +14,14 @@ import java.util.concurrent.CompletableFuture;
  * those that arrive while one is go together in the next call (up to {@link MoveManyToFinished#MAX}), sent as soon
  * as a call in flight answers, or at once when a whole batch is waiting (at high concurrency several full calls are
  * then in flight, instead of all finishes queueing behind one). No finish waits for company. A call with one finish
- * is today's single moveToFinished; one with several is moveManyToFinished, which applies each as that call would, with its own
- * result: a refusal (a lost lock) is that job's alone.
+ * is today's single moveToFinished; one with several is moveManyToFinished, which applies each as that call would,
+ * with its own result: a refusal (a lost lock) is that job's alone.
  */
 final class FinishBatcher {
     private final QueueContext ctx;
     private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
-    private int inFlight; // calls sent and not yet answered (each sends the next batch when it answers); guarded by this
+    /** Calls sent and not yet answered (each sends the next batch when it answers); guarded by this. */
+    private int inFlight;
 
     FinishBatcher(QueueContext ctx) {
         this.ctx = ctx;

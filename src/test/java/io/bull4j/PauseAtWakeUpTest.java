@@ -19,10 +19,10 @@ import static org.junit.jupiter.api.Assertions.*;
  * fetch sent by the marker's reply on the I/O thread, which failed it when that fetch's job was not handed back;
  * that change was measured and not kept, see docs/benchmarks.md.)
  */
-class FetchOnMarkerReplyTest {
+class PauseAtWakeUpTest {
     @Test
     void aPauseRightAfterTheMarkerWakesTheWorkerLosesNoJob() throws Exception {
-        String q = queueName("markerfetch");
+        String q = queueName("pausewake");
         int rounds = 40;
         Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
         try (Queue queue = new Queue(q, queueOptions());
@@ -35,7 +35,7 @@ class FetchOnMarkerReplyTest {
                 eventually(Duration.ofSeconds(10), () -> redis().llen(key(q, "wait")) == 0
                         && redis().llen(key(q, "active")) == 0, "drained before round");
                 String id = queue.add("j", Map.of("i", i)).id();
-                worker.pause(); // lands before, during or after the fetch that the marker's reply sends
+                worker.pause(); // lands before, during or after the wake-up and its fetch
                 worker.resume();
                 eventually(Duration.ofSeconds(5), () -> runs.containsKey(id), "job " + id + " ran after resume");
             }
