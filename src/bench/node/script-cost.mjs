@@ -10,10 +10,10 @@
 //                             [--empty 1] (every job fetched first: each finish's fetch comes back empty)
 //                             [--scheduler 1] (every job a job scheduler's run: each fetch adds the next run)
 // Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
+import { assemble, library } from './lua-text.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const args = {};
@@ -25,29 +25,13 @@ const KEEP = (args.retention ?? 'keep') === 'remove' ? '0' : '-1';
 const DATA = JSON.stringify({ payload: 'x'.repeat(Number(args['data-bytes'] ?? 100)) });
 const LUA = path.resolve(args.lua ?? path.join(HERE, '../../../lua'));
 const ROUNDS = Number(args.rounds ?? 3);
-const VIA = args.via ?? 'eval';
+const VIA = args.via ?? 'eval'; // or 'function': FCALL of a Redis 7 library (lua-text.mjs's library)
 // --empty 1: every job is fetched before the first finish, so each finish's fetch finds nothing (with 1000 delayed
 // jobs due later, as between a job scheduler's runs): the cost of a finish whose next fetch comes back empty
 const EMPTY = args.empty === '1';
 // --scheduler 1: every job is the due run of an "every 1 s" job scheduler of its own, so each fetch also adds that
 // scheduler's next run (schedulerJob.lua's nextEveryRunOnFetch), as in issue 10's schedulers runs
-const SCHEDULER = args.scheduler === '1'; // or 'function': FCALL of a library, as ScriptRunner does on Redis 7
-
-// the script as LuaScript.java assembles it: the deadline guard, then the script, includes expanded in place (a
-// lazy one inside lib_<name>(), which defines its functions on first use and returns them in a table)
-function assemble(name) {
-  const lazy = (inc, text) => {
-    const names = [...text.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
-    return `local lazy_${inc}\nlocal function lib_${inc}()\n  if not lazy_${inc} then\n${text}\n`
-      + `    lazy_${inc} = {${names}}\n  end\n  return lazy_${inc}\nend\n`;
-  };
-  const expand = (text) => text.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
-    const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
-    return how === 'lazy' ? lazy(inc, included) : included;
-  });
-  return expand(fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')
-    + fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8'));
-}
+const SCHEDULER = args.scheduler === '1';
 
 const redis = new IORedis({ port: PORT, host: '127.0.0.1' });
 const base = 'bull:script-cost:';
@@ -55,35 +39,16 @@ const k = (s) => base + s;
 const fetchKeys = ['wait', 'active', 'prioritized', 'pc', 'delayed', 'marker', 'meta', 'events', 'failed'].map(k);
 const finishKeys = ['active', 'completed', 'events', 'stalled', 'meta', 'wait', 'prioritized', 'pc', 'delayed',
   'marker', 'failed'].map(k);
-// the library LuaScript.java builds for FCALL: includes once at load, the deadline guard and the script per call
-function library(name) {
-  const text = fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8');
-  const lazy = (inc, body) => {
-    const names = [...body.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
-    return `local lazy_${inc} = (function()\n${body}\nreturn {${names}}\nend)()\n`
-      + `local function lib_${inc}() return lazy_${inc} end\n`;
-  };
-  const expand = (t) => t.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
-    const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
-    return how === 'lazy' ? lazy(inc, included) : included;
-  });
-  const includes = [...text.matchAll(/^--@(include|lazy) (\S+)\s*$/gm)].map((m) => m[0]).join('\n');
-  const body = text.replace(/^--@(include|lazy) (\S+)\s*$/gm, '');
-  const fname = `b4jexp_${name}`;
-  return [fname, `#!lua name=${fname}\n${expand(includes)}\nlocal function bull4j_run(KEYS, ARGV)\n`
-    + `${fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')}\n${body}\nend\n`
-    + `redis.register_function('${fname}', bull4j_run)\n`];
-}
 let fetchSha, finishSha, fetchFn, finishFn;
 if (VIA === 'function') {
-  const [a, la] = library('moveToActive');
-  const [b, lb] = library('moveManyToFinished');
+  const [a, la] = library(LUA, 'moveToActive');
+  const [b, lb] = library(LUA, 'moveManyToFinished');
   await redis.call('FUNCTION', 'LOAD', 'REPLACE', la);
   await redis.call('FUNCTION', 'LOAD', 'REPLACE', lb);
   fetchFn = a; finishFn = b;
 } else {
-  fetchSha = await redis.script('LOAD', assemble('moveToActive'));
-  finishSha = await redis.script('LOAD', assemble('moveManyToFinished'));
+  fetchSha = await redis.script('LOAD', assemble(LUA, 'moveToActive'));
+  finishSha = await redis.script('LOAD', assemble(LUA, 'moveManyToFinished'));
 }
 const call = (fetch, ...a) => VIA === 'function'
   ? redis.call('FCALL', fetch ? fetchFn : finishFn, ...a) : redis.evalsha(fetch ? fetchSha : finishSha, ...a);

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
+import { assemble } from './lua-text.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LUA = path.join(HERE, '../../../lua');
@@ -20,21 +21,6 @@ for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i].startsWith('--')) args[process.argv[i].slice(2)] = process.argv[++i];
 }
 const redis = new IORedis({ port: Number(args.port ?? 6379), host: '127.0.0.1' });
-
-// lua/<name>.lua as LuaScript.java assembles it (the same text as script-cost.mjs's assemble)
-function assemble(name) {
-  const lazy = (inc, text) => {
-    const names = [...text.matchAll(/^local function (\w+)/gm)].map((m) => `${m[1]} = ${m[1]}`).join(', ');
-    return `local lazy_${inc}\nlocal function lib_${inc}()\n  if not lazy_${inc} then\n${text}\n`
-      + `    lazy_${inc} = {${names}}\n  end\n  return lazy_${inc}\nend\n`;
-  };
-  const expand = (text) => text.replace(/^--@(include|lazy) (\S+)\s*$/gm, (_, how, inc) => {
-    const included = expand(fs.readFileSync(path.join(LUA, 'include', `${inc}.lua`), 'utf8'));
-    return how === 'lazy' ? lazy(inc, included) : included;
-  });
-  return expand(fs.readFileSync(path.join(LUA, 'include/deadline.lua'), 'utf8')
-    + fs.readFileSync(path.join(LUA, `${name}.lua`), 'utf8'));
-}
 
 try {
   if (what === 'start') {
@@ -48,7 +34,7 @@ try {
     const names = new Map();
     for (const f of fs.readdirSync(LUA).filter((f) => f.endsWith('.lua'))) {
       const name = f.replace(/\.lua$/, '');
-      names.set(crypto.createHash('sha1').update(assemble(name)).digest('hex'), `bull4j ${name}`);
+      names.set(crypto.createHash('sha1').update(assemble(LUA, name)).digest('hex'), `bull4j ${name}`);
     }
     const entries = await redis.slowlog('GET', '-1');
     const newest = entries.reduce((m, e) => Math.max(m, Number(e[1])), 0);
