@@ -64,7 +64,7 @@ async function behave(behaviours, job, queue) {
   return b.echo ? job.data : (b.returns === undefined ? null : b.returns);
 }
 
-// A worker of concurrency 1 until the stream holds `finals` more final outcomes than at its start, then closed.
+// A worker of concurrency 1 (or the step's `concurrency`) until the stream holds `finals` more final outcomes than at its start, then closed.
 // With `background`, the step ends once the worker runs, and a later awaitWork step waits for it and closes it.
 let background = null;
 let currentWorker = null; // the worker of the running work step (for worker.rateLimit in a processor)
@@ -74,7 +74,7 @@ async function startWorker(cmd, scenario, spec) {
   const queue = new Queue(cmd.queue, { connection: { url: cmd.url } });
   const start = await finalsSoFar(redis, cmd.queue);
   const worker = new Worker(cmd.queue, (job) => behave(scenario.worker ?? {}, job, queue),
-    { ...spec.workerOpts, concurrency: 1, connection: { url: cmd.url } });
+    { ...spec.workerOpts, concurrency: spec.concurrency ?? 1, connection: { url: cmd.url } });
   currentWorker = worker;
   worker.on('error', (err) => console.error('worker error:', err));
   await worker.waitUntilReady();

@@ -242,12 +242,13 @@ final class DifferentialJavaSide {
         }
     }
 
-    /** A worker of concurrency 1, until the stream holds {@code finals} more final outcomes than at its start. */
+    /** A worker of concurrency 1 (or the step's {@code concurrency}), until the stream holds {@code finals} more final outcomes than at its start. */
     private Running startWorker(DifferentialScenario s, String queueName, JsonNode step) {
         int finals = step.get("finals").asInt();
         String events = TestRedis.key(queueName, "events");
         long start = finals(events);
-        WorkerOptions.Builder opts = WorkerOptions.builder().connection(connection).concurrency(1);
+        WorkerOptions.Builder opts = WorkerOptions.builder().connection(connection)
+                .concurrency(step.path("concurrency").asInt(1));
         for (Iterator<Map.Entry<String, JsonNode>> it = step.path("workerOpts").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             switch (e.getKey()) {

@@ -24,9 +24,11 @@ import java.util.stream.Stream;
  *       {@code {"drain": {delayed}}}, {@code {"flow": {name, data, opts, queue, children: [nodes]}}} (a FlowProducer add,
  *       each node in its {@code queue} or else the scenario's; give every node a jobId, or the two sides' random
  *       ids differ), {@code {"retryJobs": {state}}}, {@code {"promoteJobs": {}}} (producer steps); {@code {"work": {"finals": n}}} (a worker
- *       of concurrency 1 that runs until the events stream holds {@code n} more {@code completed}/{@code failed}
- *       events, then is closed; {@code queue} names another queue than the scenario's; {@code workerOpts} may set its {@code name}, {@code removeOnComplete} and
- *       {@code removeOnFail}), or with {@code "background": true} a worker that keeps running while the next
+ *       of concurrency 1, or {@code concurrency}, that runs until the events stream holds {@code n} more
+ *       {@code completed}/{@code failed} events, then is closed; {@code queue} names another queue than the
+ *       scenario's; {@code workerOpts} may set its {@code name}, {@code removeOnComplete} and
+ *       {@code removeOnFail}; a scenario with a concurrency above 1 has its events compared per job, see
+ *       {@link #perJobOrder}), or with {@code "background": true} a worker that keeps running while the next
  *       steps do, until an {@code {"awaitWork": {}}} step (worker steps); {@code {"awaitEvent": {"event": e,
  *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active).</li>
  *   <li>{@code worker}: what a job does, by job name ({@code "*"} for the others; none: echo). Each behaviour may
@@ -87,6 +89,19 @@ record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode wor
 
     int stepCount() {
         return steps.size();
+    }
+
+    /**
+     * Whether a work step runs a worker of concurrency above 1: its jobs then finish in an order that timing
+     * decides, so the snapshot compares the events per job ({@link RedisSnapshot}).
+     */
+    boolean perJobOrder() {
+        for (int i = 0; i < stepCount(); i++) {
+            if (kind(i).equals("work") && step(i).path("concurrency").asInt(1) > 1) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The behaviour of jobs of this name. */

@@ -151,7 +151,7 @@ class DifferentialTest {
                 runOnNode(s, i);
             }
         }
-        RedisSnapshot taken = RedisSnapshot.taken(bytes.sync(), start, System.currentTimeMillis());
+        RedisSnapshot taken = RedisSnapshot.taken(bytes.sync(), start, System.currentTimeMillis(), s.perJobOrder());
         TreeMap<String, String> snapshot = taken.state();
         // after the snapshot: opening a Queue may write the queue's meta. The reads ask for the ids as stored and
         // are written as the snapshot writes them (a scheduler run's time by its label)

@@ -47,7 +47,10 @@ import java.util.regex.Pattern;
  *   <li>The {@code marker} set is left out: whether a closing worker leaves a wake-up hint, and which, depends on
  *       timing even with bullmq alone, and bull4j's markers differ by design (docs/compatibility.md). Waking on
  *       markers is tested by InteropDataDelayTest.</li>
- *   <li>Stream entry ids are dropped; entries keep their order, fields theirs.</li>
+ *   <li>Stream entry ids are dropped; entries keep their order, fields theirs. With {@code perJobOrder} (a worker
+ *       of concurrency above 1, whose jobs finish in an order that timing decides) a stream is compared per job
+ *       instead: each job's entries in their order ({@code key job <id> #n}), and the entries that name no job by
+ *       their count only.</li>
  *   <li>Job scheduler runs ({@code repeat:<id>:<millis>}, issue 10): a run's time inside the window is
  *       written relative to the earliest run of the same scheduler that the snapshot holds, {@code <t:id>},
  *       {@code <t:id+60000>}, wherever the id appears (key names, members, stream fields, {@code opts.jobId}).
@@ -73,6 +76,7 @@ final class RedisSnapshot {
     private final long windowStart;
     private final long windowEnd;
     private final TreeMap<String, String> out = new TreeMap<>();
+    private final boolean perJobOrder;
     /** Each job scheduler's run times (inside the window) seen anywhere in the database, for the labels. */
     private final TreeMap<String, TreeSet<Long>> runs = new TreeMap<>();
     /** Normalized job id to the id as stored, for the API reads that follow the snapshot. */
@@ -86,10 +90,12 @@ final class RedisSnapshot {
 
     private static final Pattern RUN_ID = Pattern.compile("repeat:(.+?):(\\d{10,})(?!\\d)");
 
-    private RedisSnapshot(RedisCommands<byte[], byte[]> redis, long windowStart, long windowEnd) {
+    private RedisSnapshot(RedisCommands<byte[], byte[]> redis, long windowStart, long windowEnd,
+                          boolean perJobOrder) {
         this.redis = redis;
         this.windowStart = windowStart;
         this.windowEnd = windowEnd;
+        this.perJobOrder = perJobOrder;
     }
 
     /**
@@ -102,7 +108,13 @@ final class RedisSnapshot {
 
     /** As {@link #take}, keeping the normalizer for what is read through the APIs afterwards. */
     static RedisSnapshot taken(RedisCommands<byte[], byte[]> redis, long runStartMillis, long runEndMillis) {
-        RedisSnapshot s = new RedisSnapshot(redis, runStartMillis - 60_000, runEndMillis + 86_400_000);
+        return taken(redis, runStartMillis, runEndMillis, false);
+    }
+
+    /** As {@link #taken(RedisCommands, long, long)}; with {@code perJobOrder}, streams are compared per job. */
+    static RedisSnapshot taken(RedisCommands<byte[], byte[]> redis, long runStartMillis, long runEndMillis,
+                               boolean perJobOrder) {
+        RedisSnapshot s = new RedisSnapshot(redis, runStartMillis - 60_000, runEndMillis + 86_400_000, perJobOrder);
         List<byte[]> keys = s.keys();
         for (byte[] key : keys) {
             s.collectRuns(key);
@@ -300,14 +312,17 @@ final class RedisSnapshot {
     private void stream(String key, byte[] keyBytes) {
         List<StreamMessage<byte[], byte[]>> entries = redis.xrange(keyBytes, Range.create("-", "+"));
         TreeMap<String, Integer> counts = new TreeMap<>();
+        TreeMap<String, Integer> perJob = new TreeMap<>();
         int n = 0;
         for (StreamMessage<byte[], byte[]> m : entries) {
             StringBuilder line = new StringBuilder();
             String event = null;
+            String jobId = null;
             context = null;
             for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
                 if (text(f.getKey()).equals("jobId")) {
                     context = runOf(text(f.getValue()));
+                    jobId = ids(text(f.getValue()));
                 }
             }
             for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
@@ -321,7 +336,12 @@ final class RedisSnapshot {
                         .append(json ? json(value, false) : runTime(value));
             }
             counts.merge(String.valueOf(event), 1, Integer::sum);
-            out.put(String.format("%s #%03d", key, n++), line.toString());
+            if (!perJobOrder) {
+                out.put(String.format("%s #%03d", key, n++), line.toString());
+            } else if (jobId != null) {
+                int at = perJob.merge(jobId, 1, Integer::sum) - 1;
+                out.put(String.format("%s job %s #%03d", key, jobId, at), line.toString());
+            }
         }
         context = null;
         counts.forEach((event, count) -> out.put(key + " count " + event, String.valueOf(count)));
