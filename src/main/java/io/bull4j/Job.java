@@ -309,15 +309,7 @@ public final class Job {
     }
 
     private long longField(String name) {
-        String v = fields.get(name);
-        if (v == null || v.isEmpty()) {
-            return 0;
-        }
-        try {
-            return (long) Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        return StoredNumbers.orZero(fields.get(name));
     }
 
     // ---- operations ----

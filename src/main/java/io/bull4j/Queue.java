@@ -3,13 +3,9 @@ package io.bull4j;
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.redis.Await;
-import io.bull4j.internal.script.AddJob;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,9 +26,6 @@ import java.util.concurrent.CompletableFuture;
  * connection only when the queue opened it (no {@link QueueOptions#connection()} given).
  */
 public final class Queue implements AutoCloseable {
-    /** Jobs per Redis call in {@link #addBulk(List)}. */
-    static final int BULK_CHUNK = 200;
-
     private final QueueOptions opts;
     private final QueueContext ctx;
     private final boolean ownsConnection;
@@ -40,8 +33,8 @@ public final class Queue implements AutoCloseable {
     private final QueueLimits limits;
     private final JobSchedulers schedulers;
     private final QueueInsights insights;
+    private final JobAdds adds;
     private volatile boolean closed;
-    private final String defaultOptsJson;
 
     /**
      * A queue on a connection of its own, from {@code REDIS_URL} (else {@code redis://localhost:6379}), with the
@@ -71,7 +64,7 @@ public final class Queue implements AutoCloseable {
         this.ownsConnection = options.connection() == null;
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         this.ctx = new QueueContext(keys, connection.link(), options.objectMapper(), options.clock());
-        this.defaultOptsJson = OptionsCodec.write(options.defaultJobOptions());
+        this.adds = new JobAdds(ctx, options);
         this.admin = new QueueAdmin(ctx);
         this.limits = new QueueLimits(ctx);
         this.schedulers = new JobSchedulers(ctx);
@@ -167,31 +160,14 @@ public final class Queue implements AutoCloseable {
      * @return the job as added, once Redis has it
      */
     public CompletableFuture<Job> addAsync(String name, Object data, JobOptions options) {
-        Telemetry telemetry = opts.telemetry();
-        if (telemetry == null) {
-            return send(prepare(name, data, options, null));
-        }
-        Telemetry.Span span = Traces.startAdd(telemetry, ctx.name(), name);
-        CompletableFuture<Job> added;
-        try {
-            added = send(prepare(name, data, options, Traces.metadata(span)));
-        } catch (RuntimeException e) {
-            Traces.endAdd(span, name, null, e);
-            throw e;
-        }
-        return Traces.endingWith(added, (job, error) -> Traces.endAdd(span, name, job == null ? null : job.id(),
-                error));
-    }
-
-    private CompletableFuture<Job> send(Prepared p) {
-        return Await.within(AddJob.run(ctx.scripts(), ctx.keys, List.of(p.spec)).thenCompose(r -> toJob(p, r.get(0))),
-                ctx.link.commandTimeout(), "add");
+        checkOpen();
+        return adds.add(name, data, options);
     }
 
     /**
      * Adds many jobs; returns them in order. The jobs go out together (pipelined, no wait between calls), in
-     * scripts of {@value #BULK_CHUNK} jobs each, so that no single script holds Redis for long while workers wait.
-     * Each script is atomic; the bulk as a whole is not (as in BullMQ).
+     * scripts of 200 jobs each, so that no single script holds Redis for long while workers wait. Each script is
+     * atomic; the bulk as a whole is not (as in BullMQ).
      *
      * @param jobs the jobs; all are validated before any is sent
      * @return the jobs as added, in order
@@ -199,142 +175,20 @@ public final class Queue implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public List<Job> addBulk(List<BulkJob> jobs) {
-        return Await.result(addBulkAsync(jobs), bulkBudget(jobs).plusSeconds(1), "addBulk");
-    }
-
-    /** The command timeout for each chunk: the chunks go out together and may queue behind each other. */
-    private Duration bulkBudget(List<BulkJob> jobs) {
-        return ctx.link.commandTimeout().multipliedBy(1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK));
+        return Await.result(addBulkAsync(jobs), adds.bulkBudget(jobs).plusSeconds(1), "addBulk");
     }
 
     /**
      * The asynchronous twin of {@link #addBulk(List)}; all jobs are validated before any is sent. It completes
-     * within the command timeout per {@value #BULK_CHUNK} jobs. A {@link RedisNotAppliedException} means no job
-     * was added; a {@link RedisOutcomeUnknownException} that some may have been (give the jobs ids to retry).
+     * within the command timeout per 200 jobs. A {@link RedisNotAppliedException} means no job was added; a
+     * {@link RedisOutcomeUnknownException} that some may have been (give the jobs ids to retry).
      *
      * @param jobs the jobs
      * @return the jobs as added, in order, once Redis has them
      */
     public CompletableFuture<List<Job>> addBulkAsync(List<BulkJob> jobs) {
-        ValidationException.check(jobs != null, "jobs", "must not be null");
-        Telemetry telemetry = opts.telemetry();
-        if (telemetry == null) {
-            return sendBulk(jobs, null);
-        }
-        List<String> names = new ArrayList<>(jobs.size());
-        jobs.forEach(j -> names.add(j == null ? null : j.name()));
-        Telemetry.Span span = Traces.startAddBulk(telemetry, ctx.name(), names);
-        CompletableFuture<List<Job>> added;
-        try {
-            added = sendBulk(jobs, Traces.metadata(span));
-        } catch (RuntimeException e) {
-            Traces.endAddBulk(span, e);
-            throw e;
-        }
-        return Traces.endingWith(added, (done, error) -> Traces.endAddBulk(span, error));
-    }
-
-    private CompletableFuture<List<Job>> sendBulk(List<BulkJob> jobs, String traceMetadata) {
-        List<Prepared> prepared = new ArrayList<>(jobs.size());
-        for (int i = 0; i < jobs.size(); i++) {
-            BulkJob j = jobs.get(i);
-            ValidationException.check(j != null, "jobs[" + i + "]", "must not be null");
-            prepared.add(prepare(j.name(), j.data(), j.options(), traceMetadata));
-        }
-        List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
-        Duration budget = bulkBudget(jobs);
-        for (int from = 0; from < prepared.size(); from += BULK_CHUNK) {
-            List<Prepared> chunk = prepared.subList(from, Math.min(prepared.size(), from + BULK_CHUNK));
-            List<AddJob.Spec> specs = new ArrayList<>(chunk.size());
-            chunk.forEach(p -> specs.add(p.spec));
-            chunks.add(AddJob.run(ctx.scripts(), budget, ctx.keys, specs).thenCompose(results -> {
-                List<CompletableFuture<Job>> made = new ArrayList<>(results.size());
-                for (int i = 0; i < results.size(); i++) {
-                    made.add(toJob(chunk.get(i), results.get(i)));
-                }
-                return CompletableFuture.allOf(made.toArray(new CompletableFuture[0]))
-                        .thenApply(v -> made.stream().map(CompletableFuture::join).toList());
-            }));
-        }
-        CompletableFuture<List<Job>> all = CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0]))
-                .handle((v, error) -> {
-                    if (error != null) {
-                        throw bulkFailure(chunks);
-                    }
-                    List<Job> added = new ArrayList<>(prepared.size());
-                    chunks.forEach(c -> added.addAll(c.join()));
-                    return added;
-                });
-        return Await.within(all, budget, "addBulk");
-    }
-
-    /**
-     * Not applied only when no chunk was: a bulk is several scripts, so one chunk's refusal says nothing of the
-     * others.
-     */
-    private static RuntimeException bulkFailure(List<CompletableFuture<List<Job>>> chunks) {
-        RuntimeException first = null;
-        boolean allNotApplied = true;
-        for (CompletableFuture<List<Job>> c : chunks) {
-            if (!c.isCompletedExceptionally()) {
-                allNotApplied = false;
-                continue;
-            }
-            RuntimeException e = Await.translate(c.handle((v, t) -> t).join(), "addBulk");
-            first = first == null ? e : first;
-            allNotApplied &= e instanceof RedisNotAppliedException;
-        }
-        if (allNotApplied || chunks.size() == 1) {
-            return first;
-        }
-        return new RedisOutcomeUnknownException("addBulk: some chunks of " + BULK_CHUNK + " jobs may have been added: "
-                + first.getMessage(), first, first instanceof RedisException && ((RedisException) first).isTimeout());
-    }
-
-    /** A validated job, ready to send. */
-    private static final class Prepared {
-        AddJob.Spec spec;
-        Map<String, String> fields;
-    }
-
-    /** Validates and encodes a job; {@code traceMetadata} (or null) is the add span's context, stored as BullMQ does.
-     */
-    private Prepared prepare(String name, Object data, JobOptions options, String traceMetadata) {
         checkOpen();
-        ValidationException.check(name != null, "name", "must not be null");
-        JobOptions o = options == null ? opts.defaultJobOptions() : options.withDefaults(opts.defaultJobOptions());
-        String json = Json.write(ctx.mapper, data == null ? Map.of() : data, "data");
-        if (o.sizeLimit() != null) {
-            int size = json.getBytes(StandardCharsets.UTF_8).length;
-            ValidationException.check(size <= o.sizeLimit(), "data",
-                    "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
-        }
-        long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
-        JobOptions.checkDue(timestamp, o.delay(), "delay");
-        // the queue's defaults are written the same way for every add that gives no options: encode them once
-        String optsJson = options == null ? defaultOptsJson : OptionsCodec.write(o);
-        if (traceMetadata != null) {
-            optsJson = Traces.withMetadata(optsJson, traceMetadata);
-        }
-        Prepared p = new Prepared();
-        p.spec = new AddJob.Spec(o.jobId(), name, timestamp, json, optsJson, o.delay().toMillis(), o.priority(),
-                o.lifo());
-        p.fields = new LinkedHashMap<>();
-        p.fields.put("name", name);
-        p.fields.put("data", json);
-        p.fields.put("opts", optsJson);
-        p.fields.put("timestamp", Long.toString(timestamp));
-        p.fields.put("delay", Long.toString(o.delay().toMillis()));
-        p.fields.put("priority", Integer.toString(o.priority()));
-        return p;
-    }
-
-    private CompletableFuture<Job> toJob(Prepared p, AddJob.Result r) {
-        if (r.created) {
-            return CompletableFuture.completedFuture(new Job(ctx, r.id, p.fields, null));
-        }
-        return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), "add")
-                .thenApply(fields -> new Job(ctx, r.id, fields, null));
+        return adds.addBulk(jobs);
     }
 
     // ---- reading ----
