@@ -19,10 +19,18 @@ final class FlowPlan {
     final List<Planned> nodes = new ArrayList<>();
 
     final Map<String, JobOptions> queueDefaults;
+    /** With telemetry: the span of the add call, parent of the roots' node spans; else null. */
+    private final Telemetry telemetry;
+    private final Telemetry.Span callSpan;
+    /** The node spans started, to end (also those of nodes planned before a later node was refused). */
+    private final List<Telemetry.Span> nodeSpans = new ArrayList<>();
 
-    FlowPlan(FlowProducer producer, Map<String, JobOptions> queueDefaults) {
+    FlowPlan(FlowProducer producer, Map<String, JobOptions> queueDefaults, Telemetry telemetry,
+             Telemetry.Span callSpan) {
         this.producer = producer;
         this.queueDefaults = queueDefaults;
+        this.telemetry = telemetry;
+        this.callSpan = callSpan;
     }
 
     static final class Planned {
@@ -32,6 +40,8 @@ final class FlowPlan {
         Planned parent;
         AddFlow.Node spec;
         Map<String, String> fields;
+        /** The node's {@code addNode} span, with telemetry. */
+        Telemetry.Span span;
         final List<Planned> children = new ArrayList<>();
     }
 
@@ -88,6 +98,16 @@ final class FlowPlan {
         } else {
             optsJson = OptionsCodec.write(o);
         }
+        if (telemetry != null) {
+            // every node stores its own span's context (BullMQ only in nodes given options), so that the attempt
+            // that runs it continues the trace
+            p.span = Traces.startAddNode(telemetry, parent != null ? parent.span : callSpan, f.queueName(),
+                    f.name(), p.id);
+            if (p.span != null) {
+                nodeSpans.add(p.span);
+            }
+            optsJson = Traces.withMetadata(optsJson, Traces.metadata(p.span));
+        }
         p.spec = new AddFlow.Node(p.ctx.keys, p.id, f.name(), timestamp, data, optsJson, o.delay().toMillis(),
                 o.priority(), o.lifo(), parentKey, parentJson, !f.children().isEmpty());
         p.fields = new LinkedHashMap<>();
@@ -102,6 +122,17 @@ final class FlowPlan {
             p.fields.put("parent", parentJson);
         }
         return p;
+    }
+
+    /**
+     * Ends the node spans started so far, as BullMQ ends them once the nodes are built (before the flow is sent);
+     * with the error when planning failed.
+     */
+    void endNodeSpans(Throwable error) {
+        for (Telemetry.Span span : nodeSpans) {
+            Traces.end(span, error);
+        }
+        nodeSpans.clear();
     }
 
     private static void checkNoParentBelow(FlowJob node) {

@@ -25,8 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * }
  * }</pre>
  *
- * <p>Of its {@link QueueOptions} it uses the connection, the prefix (a node may give its own), the object mapper and
- * the clock; the default job options are not applied (see {@link #add(FlowJob, Map)} for defaults per queue). A
+ * <p>Of its {@link QueueOptions} it uses the connection, the prefix (a node may give its own), the object mapper,
+ * the clock and the telemetry (spans {@code addFlow}/{@code addBulkFlows} and one {@code addNode} per job, as
+ * BullMQ's); the default job options are not applied (see {@link #add(FlowJob, Map)} for defaults per queue). A
  * flow is added in one Redis script: all of its jobs are stored, or (when a node's job exists under another parent,
  * or a parent named from outside the flow is missing) none. Nodes without a job id get a random UUID, as in BullMQ 6.7. On Redis Cluster all queues of one flow must
  * share a hash tag, which is checked before anything is written. Thread-safe. {@link #close()} closes the connection
@@ -42,7 +43,7 @@ public final class FlowProducer implements AutoCloseable {
     /**
      * A producer with these options.
      *
-     * @param options the connection, prefix, mapper and clock to use; {@link QueueOptions#DEFAULTS} for a connection
+     * @param options the connection, prefix, mapper, clock and telemetry to use; {@link QueueOptions#DEFAULTS} for a connection
      *        of its own from {@code REDIS_URL} (else {@code redis://localhost:6379})
      * @throws ValidationException when options is null
      * @throws RedisException when Redis cannot be reached
@@ -85,7 +86,7 @@ public final class FlowProducer implements AutoCloseable {
     public JobNode add(FlowJob flow, Map<String, JobOptions> queueDefaults) {
         ValidationException.check(flow != null, "flow", "must not be null");
         ValidationException.check(queueDefaults != null, "queueDefaults", "must not be null");
-        return add(List.of(flow), queueDefaults).get(0);
+        return add(List.of(flow), queueDefaults, false).get(0);
     }
 
     /**
@@ -98,21 +99,46 @@ public final class FlowProducer implements AutoCloseable {
      * @throws RedisException when Redis fails
      */
     public List<JobNode> addBulk(List<FlowJob> flows) {
-        return add(flows, Map.of());
+        return add(flows, Map.of(), true);
     }
 
-    private List<JobNode> add(List<FlowJob> flows, Map<String, JobOptions> queueDefaults) {
+    private List<JobNode> add(List<FlowJob> flows, Map<String, JobOptions> queueDefaults, boolean bulk) {
         checkOpen();
         ValidationException.check(flows != null && flows.stream().noneMatch(java.util.Objects::isNull), "flows",
                 "must not be null or hold null");
         if (flows.isEmpty()) {
             return List.of();
         }
-        FlowPlan plan = new FlowPlan(this, queueDefaults);
-        for (FlowJob f : flows) {
-            plan.addRoot(f);
+        Telemetry telemetry = opts.telemetry();
+        if (telemetry == null) {
+            return send(new FlowPlan(this, queueDefaults, null, null), flows);
         }
-        plan.checkSlots(connection.link().isCluster());
+        // spans as BullMQ's FlowProducer opens them: the call's, and under it one per node, parents above children
+        Telemetry.Span span = bulk
+                ? Traces.startAddBulkFlows(telemetry, flows.stream().map(FlowJob::name).toList())
+                : Traces.startAddFlow(telemetry, flows.get(0).queueName(), flows.get(0).name());
+        try {
+            List<JobNode> added = send(new FlowPlan(this, queueDefaults, telemetry, span), flows);
+            Traces.end(span, null);
+            return added;
+        } catch (RuntimeException e) {
+            Traces.end(span, e);
+            throw e;
+        }
+    }
+
+    /** Plans the flows (validating every node first), then adds them in one script. */
+    private List<JobNode> send(FlowPlan plan, List<FlowJob> flows) {
+        try {
+            for (FlowJob f : flows) {
+                plan.addRoot(f);
+            }
+            plan.checkSlots(connection.link().isCluster());
+        } catch (RuntimeException e) {
+            plan.endNodeSpans(e);
+            throw e;
+        }
+        plan.endNodeSpans(null);
         Duration budget = connection.link().commandTimeout().multipliedBy(1 + plan.nodes.size() / 200);
         AddFlow.Result r = Await.result(AddFlow.run(connection.link().scripts(), budget, clockMillis(), plan.specs()),
                 budget.plusSeconds(1), "addFlow");

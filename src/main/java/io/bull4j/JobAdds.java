@@ -74,10 +74,10 @@ final class JobAdds {
         try {
             added = sendBulk(jobs, Traces.metadata(span));
         } catch (RuntimeException e) {
-            Traces.endAddBulk(span, e);
+            Traces.end(span, e);
             throw e;
         }
-        return Traces.endingWith(added, (done, error) -> Traces.endAddBulk(span, error));
+        return Traces.endingWith(added, (done, error) -> Traces.end(span, error));
     }
 
     private CompletableFuture<List<Job>> sendBulk(List<BulkJob> jobs, String traceMetadata) {

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 
 /**
- * The spans of adds and attempts, named and attributed as BullMQ 6.7.0 does ({@code enums/telemetry-attributes}),
+ * The spans of adds (of jobs and of flows) and attempts, named and attributed as BullMQ 6.7.0 does ({@code enums/telemetry-attributes}),
  * and the trace context in a job's options: {@code opts.tm}, the producer span's context as its {@link Telemetry}
  * writes it. Only called when a {@link Telemetry} is set; a hook that throws is logged and never breaks an add or a
  * job.
@@ -29,6 +29,7 @@ final class Traces {
     static final String PROCESSED = "bullmq.job.processed.timestamp";
     static final String RESULT = "bullmq.job.result";
     static final String FAILED_REASON = "bullmq.job.failed.reason";
+    static final String FLOW_NAME = "bullmq.flow.name";
     /** The job option that carries the producer's context (BullMQ's {@code telemetry.metadata}). */
     static final String METADATA_OPTION = "tm";
 
@@ -50,6 +51,51 @@ final class Traces {
             });
         }
         return span;
+    }
+
+    /** The span of {@code FlowProducer.add}: {@code addFlow <queue>} with the root's name, as BullMQ's. */
+    static Telemetry.Span startAddFlow(Telemetry t, String queue, String flowName) {
+        Telemetry.Span span = startProducer(t, "addFlow " + queue, queue, "addFlow");
+        if (span != null) {
+            guard(() -> span.setAttribute(FLOW_NAME, flowName));
+        }
+        return span;
+    }
+
+    /**
+     * The span of {@code FlowProducer.addBulk}: {@code addBulkFlows}, with the roots' count and their names joined
+     * by commas (BullMQ joins them here, where its {@code addBulk} span lists them).
+     */
+    static Telemetry.Span startAddBulkFlows(Telemetry t, List<String> names) {
+        Telemetry.Span span = startProducer(t, "addBulkFlows", "", "addBulkFlows");
+        if (span != null) {
+            guard(() -> {
+                span.setAttribute(BULK_COUNT, names.size());
+                span.setAttribute(BULK_NAMES, String.join(",", names));
+            });
+        }
+        return span;
+    }
+
+    /**
+     * The span of one node of a flow, {@code addNode <queue>}, a child of {@code parent} (the span of the node's
+     * parent, or the flow's span for a root): its context is what the node's job stores, as in BullMQ.
+     */
+    static Telemetry.Span startAddNode(Telemetry t, Telemetry.Span parent, String queue, String jobName,
+                                       String jobId) {
+        Telemetry.Scope scope = makeCurrent(parent);
+        try {
+            Telemetry.Span span = startProducer(t, "addNode " + queue, queue, "addNode");
+            if (span != null) {
+                guard(() -> {
+                    span.setAttribute(JOB_NAME, jobName);
+                    span.setAttribute(JOB_ID, jobId);
+                });
+            }
+            return span;
+        } finally {
+            close(scope);
+        }
     }
 
     private static Telemetry.Span startProducer(Telemetry t, String name, String queue, String operation) {
@@ -128,8 +174,8 @@ final class Traces {
         guard(span::end);
     }
 
-    /** Ends a bulk add's span. */
-    static void endAddBulk(Telemetry.Span span, Throwable error) {
+    /** Ends a span (a bulk add's, a flow's or a flow node's), recording the error if there is one. */
+    static void end(Telemetry.Span span, Throwable error) {
         if (span == null) {
             return;
         }

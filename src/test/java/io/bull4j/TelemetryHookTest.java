@@ -91,8 +91,14 @@ class TelemetryHookTest {
                 }
                 assertEquals("\"ok\"", redis().hget("bull:" + q + ":" + bulk.get(1).id(), "returnvalue"));
             }
+            try (FlowProducer flows = new FlowProducer(queueOptions().toBuilder().telemetry(hook).build())) {
+                JobNode tree = flows.add(FlowJob.builder("parent", q).child(FlowJob.builder("kid", q).build()).build());
+                assertEquals(2, redis().exists("bull:" + q + ":" + tree.job().id(),
+                        "bull:" + q + ":" + tree.children().get(0).job().id()), "the flow was added");
+            }
         }
-        assertEquals(5, broken.calls.get(), "two adds and three attempts asked the hook");
-        assertEquals(5, brokenSpans.spans.get());
+        // per hook: two adds, three attempts, and the flow's call and its two nodes
+        assertEquals(8, broken.calls.get(), "every span asked the hook");
+        assertEquals(8, brokenSpans.spans.get());
     }
 }
