@@ -43,8 +43,8 @@ public final class FlowProducer implements AutoCloseable {
     /**
      * A producer with these options.
      *
-     * @param options the connection, prefix, mapper, clock and telemetry to use; {@link QueueOptions#DEFAULTS} for a connection
-     *        of its own from {@code REDIS_URL} (else {@code redis://localhost:6379})
+     * @param options the connection, prefix, mapper, clock and telemetry to use; {@link QueueOptions#DEFAULTS} for a
+     *        connection of its own from {@code REDIS_URL} (else {@code redis://localhost:6379})
      * @throws ValidationException when options is null
      * @throws RedisException when Redis cannot be reached
      */
