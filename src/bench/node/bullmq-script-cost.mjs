@@ -8,6 +8,7 @@
 // Prints one JSON line per round, with the fields script-cost.mjs prints.
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
+import { perJob } from './script-stats.mjs';
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
@@ -18,14 +19,6 @@ const DATA = { payload: 'x'.repeat(Number(args['data-bytes'] ?? 100)) };
 const ROUNDS = Number(args.rounds ?? 3);
 const QUEUE = 'script-cost';
 const redis = new IORedis(connection);
-
-function commandstats(text) {
-  const out = {};
-  for (const m of text.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) {
-    out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
-  }
-  return out;
-}
 
 async function round() {
   await redis.flushall('SYNC');
@@ -46,24 +39,11 @@ async function round() {
     finished++;
     job = next && next[0] ? await worker.nextJobFromJobData(next[0], next[1], token) : undefined;
   }
-  const stats = commandstats(await redis.info('commandstats'));
+  const text = await redis.info('commandstats');
   await worker.close();
   await queue.close();
   if (finished !== JOBS) throw new Error(`finished ${finished} of ${JOBS} jobs`);
-  const evalsha = stats.evalsha;
-  delete stats.evalsha;
-  delete stats.info;
-  const inner = Object.values(stats).reduce((a, s) => ({ calls: a.calls + s.calls, usec: a.usec + s.usec }),
-    { calls: 0, usec: 0 });
-  return {
-    impl: 'bullmq', jobs: finished, batch: 1, retention: REMOVE ? 'remove' : 'keep',
-    evalsha_usec_per_job: +(evalsha.usec / finished).toFixed(2),
-    script_calls_per_job: +(evalsha.calls / finished).toFixed(3),
-    commands_per_job: +(inner.calls / finished).toFixed(2),
-    commands_usec_per_job: +(inner.usec / finished).toFixed(2),
-    top: Object.fromEntries(Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec).slice(0, 20)
-      .map(([c, s]) => [c, +(s.calls / finished).toFixed(2)])),
-  };
+  return { impl: 'bullmq', jobs: finished, batch: 1, retention: REMOVE ? 'remove' : 'keep', ...perJob(text, finished) };
 }
 
 try {

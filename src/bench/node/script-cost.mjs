@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
 import { assemble, library } from './lua-text.mjs';
+import { perJob } from './script-stats.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const args = {};
@@ -80,15 +81,6 @@ async function prepare() {
   }
 }
 
-function commandstats(text) {
-  const out = {};
-  for (const line of text.split('\r\n')) {
-    const m = line.match(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/);
-    if (m) out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
-  }
-  return out;
-}
-
 async function round() {
   await prepare();
   let held = [];
@@ -117,21 +109,9 @@ async function round() {
     held = replies.map((r, i) => [r[1], next[i]]).filter(([id]) => typeof id === 'string');
     if (EMPTY) held = rest.splice(0, BATCH);
   }
-  const stats = commandstats(await redis.info('commandstats'));
-  const evalsha = stats.evalsha ?? stats.fcall;
-  delete stats.evalsha;
-  delete stats.fcall;
-  delete stats.info;
-  const inner = Object.values(stats).reduce((a, s) => ({ calls: a.calls + s.calls, usec: a.usec + s.usec }),
-    { calls: 0, usec: 0 });
   return {
     jobs: finished, batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
-    evalsha_usec_per_job: +(evalsha.usec / finished).toFixed(2),
-    script_calls_per_job: +(evalsha.calls / finished).toFixed(3),
-    commands_per_job: +(inner.calls / finished).toFixed(2),
-    commands_usec_per_job: +(inner.usec / finished).toFixed(2),
-    top: Object.fromEntries(Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec).slice(0, 20)
-      .map(([c, s]) => [c, +(s.calls / finished).toFixed(2)])),
+    ...perJob(await redis.info('commandstats'), finished),
   };
 }
 

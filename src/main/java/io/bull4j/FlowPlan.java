@@ -1,10 +1,8 @@
 package io.bull4j;
 
-import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.script.AddFlow;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -74,12 +72,7 @@ final class FlowPlan {
                     + f.name() + "\" of queue " + f.queueName() + "), as in BullMQ");
         }
         p.id = o.jobId() != null ? o.jobId() : UUID.randomUUID().toString();
-        String data = Json.write(p.ctx.mapper, f.data() == null ? Map.of() : f.data(), "data");
-        if (o.sizeLimit() != null) {
-            int size = data.getBytes(StandardCharsets.UTF_8).length;
-            ValidationException.check(size <= o.sizeLimit(), "data",
-                    "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
-        }
+        String data = JobAdds.dataJson(p.ctx.mapper, f.data(), o);
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : producer.clockMillis();
         JobOptions.checkDue(timestamp, o.delay(), "delay");
         String optsJson;

@@ -148,12 +148,7 @@ final class JobAdds {
     private Prepared prepare(String name, Object data, JobOptions options, String traceMetadata) {
         ValidationException.check(name != null, "name", "must not be null");
         JobOptions o = options == null ? opts.defaultJobOptions() : options.withDefaults(opts.defaultJobOptions());
-        String json = Json.write(ctx.mapper, data == null ? Map.of() : data, "data");
-        if (o.sizeLimit() != null) {
-            int size = json.getBytes(StandardCharsets.UTF_8).length;
-            ValidationException.check(size <= o.sizeLimit(), "data",
-                    "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
-        }
+        String json = dataJson(ctx.mapper, data, o);
         long timestamp = o.timestamp() != null ? o.timestamp().toEpochMilli() : ctx.now();
         JobOptions.checkDue(timestamp, o.delay(), "delay");
         // the queue's defaults are written the same way for every add that gives no options: encode them once
@@ -172,6 +167,20 @@ final class JobAdds {
         p.fields.put("delay", Long.toString(o.delay().toMillis()));
         p.fields.put("priority", Integer.toString(o.priority()));
         return p;
+    }
+
+    /**
+     * A job's data as stored: its JSON ({@code {}} for null, as BullMQ stores an undefined), within the options'
+     * {@code sizeLimit}. Shared with the nodes of flows ({@link FlowPlan}).
+     */
+    static String dataJson(com.fasterxml.jackson.databind.ObjectMapper mapper, Object data, JobOptions o) {
+        String json = Json.write(mapper, data == null ? Map.of() : data, "data");
+        if (o.sizeLimit() != null) {
+            int size = json.getBytes(StandardCharsets.UTF_8).length;
+            ValidationException.check(size <= o.sizeLimit(), "data",
+                    "is " + size + " bytes of JSON, over the sizeLimit of " + o.sizeLimit());
+        }
+        return json;
     }
 
     private CompletableFuture<Job> toJob(Prepared p, AddJob.Result r) {

@@ -11,14 +11,10 @@ import io.bull4j.support.TestRedis;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,16 +40,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class FlowTracingTest {
     static final Duration WAIT = Duration.ofSeconds(30);
 
-    final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    final SdkTracerProvider provider = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-    final OpenTelemetrySdk otel = OpenTelemetrySdk.builder().setTracerProvider(provider)
-            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
-    final OpenTelemetryTracing tracing = OpenTelemetryTracing.create(otel);
+    final InMemoryOtel sdk = new InMemoryOtel();
+    final InMemorySpanExporter exporter = sdk.exporter;
+    final OpenTelemetrySdk otel = sdk.otel;
+    final OpenTelemetryTracing tracing = sdk.tracing;
 
     @AfterEach
     void closeSdk() {
-        provider.close();
+        sdk.close();
     }
 
     private List<SpanData> named(String name) {
