@@ -12,8 +12,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,10 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class FlowTracingTest {
     static final Duration WAIT = Duration.ofSeconds(30);
 
-    final InMemoryOtel sdk = new InMemoryOtel();
-    final InMemorySpanExporter exporter = sdk.exporter;
-    final OpenTelemetrySdk otel = sdk.otel;
-    final OpenTelemetryTracing tracing = sdk.tracing;
+    private final InMemoryOtel sdk = new InMemoryOtel();
+    private final OpenTelemetryTracing tracing = sdk.tracing;
 
     @AfterEach
     void closeSdk() {
@@ -51,7 +47,7 @@ class FlowTracingTest {
     }
 
     private List<SpanData> named(String name) {
-        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name))
+        return sdk.exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name))
                 .collect(Collectors.toList());
     }
 
@@ -65,7 +61,7 @@ class FlowTracingTest {
         String parents = TestRedis.queueName("otel-flow-p");
         String kids = TestRedis.queueName("otel-flow-c");
         try (FlowProducer flows = new FlowProducer(queueOptions(tracing))) {
-            Span request = otel.getTracer("test").spanBuilder("request").startSpan();
+            Span request = sdk.otel.getTracer("test").spanBuilder("request").startSpan();
             JobNode tree;
             try (Scope ignored = request.makeCurrent()) {
                 tree = flows.add(FlowJob.builder("publish", parents).data(Map.of("post", 1))
