@@ -34,7 +34,9 @@ final class JobSchedulers {
 
     // ---- upsert ----
 
-    Job upsert(String id, RepeatOptions repeat, JobTemplate template, JobOptions queueDefaults) {
+    /** {@code traceMetadata}: the context of the caller's add span, stored in the first run's opts as {@code tm}. */
+    Job upsert(String id, RepeatOptions repeat, JobTemplate template, JobOptions queueDefaults,
+               String traceMetadata) {
         ValidationException.check(id != null && !id.isEmpty(), "id", "must not be empty");
         ValidationException.check(repeat != null, "repeat", "must not be null");
         long now = ctx.now();
@@ -65,6 +67,9 @@ final class JobSchedulers {
             iteration.put("prevMillis", cronNext);
         }
         iteration.put("repeatJobKey", id);
+        if (traceMetadata != null) {
+            iteration.put(Traces.METADATA_OPTION, traceMetadata); // later runs copy it from their run's opts
+        }
         ObjectNode r = iteration.putObject("repeat");
         if (repeat.every() != null) {
             r.put("every", repeat.every().toMillis());

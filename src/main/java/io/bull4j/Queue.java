@@ -491,7 +491,21 @@ public final class Queue implements AutoCloseable {
      */
     public Job upsertJobScheduler(String id, RepeatOptions repeat, JobTemplate template) {
         checkOpen();
-        return schedulers.upsert(id, repeat, template, opts.defaultJobOptions());
+        Telemetry telemetry = opts.telemetry();
+        if (telemetry == null) {
+            return schedulers.upsert(id, repeat, template, opts.defaultJobOptions(), null);
+        }
+        // as BullMQ's: an add span whose context the first run stores, and every later run copies from its run
+        Telemetry.Span span = Traces.startAdd(telemetry, ctx.name(),
+                template == null || template.name() == null ? String.valueOf(id) : template.name());
+        try {
+            Job job = schedulers.upsert(id, repeat, template, opts.defaultJobOptions(), Traces.metadata(span));
+            Traces.endSchedulerAdd(span, id, job.id());
+            return job;
+        } catch (RuntimeException e) {
+            Traces.end(span, e);
+            throw e;
+        }
     }
 
     /**

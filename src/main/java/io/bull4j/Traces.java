@@ -30,6 +30,7 @@ final class Traces {
     static final String RESULT = "bullmq.job.result";
     static final String FAILED_REASON = "bullmq.job.failed.reason";
     static final String FLOW_NAME = "bullmq.flow.name";
+    static final String SCHEDULER_ID = "bullmq.job.scheduler.id";
     /** The job option that carries the producer's context (BullMQ's {@code telemetry.metadata}). */
     static final String METADATA_OPTION = "tm";
 
@@ -170,6 +171,18 @@ final class Traces {
                 span.setAttribute(JOB_NAME, jobName);
                 span.setAttribute(JOB_ID, jobId);
             }
+        });
+        guard(span::end);
+    }
+
+    /** Ends the add span of {@code upsertJobScheduler} once Redis answered, as BullMQ's JobScheduler sets it. */
+    static void endSchedulerAdd(Telemetry.Span span, String schedulerId, String jobId) {
+        if (span == null) {
+            return;
+        }
+        guard(() -> {
+            span.setAttribute(SCHEDULER_ID, schedulerId);
+            span.setAttribute(JOB_ID, jobId);
         });
         guard(span::end);
     }

@@ -38,9 +38,9 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * {@link OpenTelemetryTracing} with the SDK's in-memory exporter, on a real Redis: the spans of add, addBulk and of
- * attempts that complete and fail, with BullMQ's names, kinds and attributes; the context stored in the job's
- * {@code opts.tm}; and nothing traced or stored without the option. The Node side is in
+ * {@link OpenTelemetryTracing} with the SDK's in-memory exporter, on a real Redis: the spans of add, addBulk, a job
+ * scheduler's upsert and of attempts that complete and fail, with BullMQ's names, kinds and attributes; the context
+ * stored in the job's {@code opts.tm}; and nothing traced or stored without the option. The Node side is in
  * {@code OpenTelemetryInteropTest}.
  */
 class OpenTelemetryTracingTest {
@@ -169,6 +169,33 @@ class OpenTelemetryTracingTest {
             assertEquals(3, Json.tree(TestRedis.hash(q, jobs.get(1).id()).get("opts")).get("priority").asInt(),
                     "the job's own options are kept beside tm");
             assertEquals(3, queue.getJob(jobs.get(1).id()).opts().priority());
+        }
+    }
+
+    @Test
+    void upsertJobSchedulerIsAnAddSpanWhoseContextEveryRunCarries() throws Exception {
+        String q = TestRedis.queueName("otel-scheduler");
+        try (Queue queue = new Queue(q, queueOptions(tracing))) {
+            Job first = queue.upsertJobScheduler("tick", io.bull4j.RepeatOptions.builder()
+                    .every(Duration.ofMillis(200)).build(), io.bull4j.JobTemplate.of("tick-job", Map.of("n", 1)));
+            SpanData add = spans("add " + q + ".tick-job", 1).get(0);
+            assertEquals(SpanKind.PRODUCER, add.getKind());
+            assertEquals("add", attr(add, "bullmq.queue.operation"));
+            assertEquals("tick", attr(add, "bullmq.job.scheduler.id"));
+            assertEquals(first.id(), attr(add, "bullmq.job.id"));
+            assertEquals(traceparent(add), storedTraceparent(q, first.id()), "the first run stores the context");
+            Worker worker = new Worker(q, j -> j.id(), workerOptions(tracing).build());
+            try {
+                // as with BullMQ, each next run copies its run's options, tm included: all continue the upsert's trace
+                List<SpanData> runs = spans("process " + q, 2);
+                for (SpanData run : runs) {
+                    assertEquals(add.getSpanId(), run.getParentSpanId(), "run " + attr(run, "bullmq.job.id"));
+                }
+                assertEquals(2, runs.stream().map(r -> attr(r, "bullmq.job.id")).distinct().count(), "two runs");
+            } finally {
+                worker.close();
+                queue.removeJobScheduler("tick");
+            }
         }
     }
 
