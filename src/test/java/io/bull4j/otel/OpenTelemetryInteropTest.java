@@ -128,4 +128,58 @@ class OpenTelemetryInteropTest {
         assertEquals("report", process.path("attributes").path("bullmq.job.name").asText());
         assertEquals("\"done by node\"", TestRedis.hash(q, job.id()).get("returnvalue"));
     }
+
+    @Test
+    void eachJobOfAFlowTracedByBull4jContinuesItsNodeInANodeWorker() throws Exception {
+        String q = TestRedis.queueName("otel-flow-to-node");
+        io.bull4j.JobNode tree;
+        try (io.bull4j.FlowProducer flows = new io.bull4j.FlowProducer(queueOptions(tracing))) {
+            tree = flows.add(io.bull4j.FlowJob.builder("parent", q)
+                    .child(io.bull4j.FlowJob.builder("child", q).build()).build());
+        }
+        Map<String, String> nodeSpanOf = new java.util.HashMap<>();
+        exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals("addNode " + q))
+                .forEach(s -> nodeSpanOf.put(attr(s, "bullmq.job.id"), s.getSpanId()));
+        assertEquals(2, nodeSpanOf.size(), "a node span per job");
+
+        JsonNode worked = bullmq("work", q, Map.of("count", 2)); // the child, then its released parent
+        List<JsonNode> processes = new ArrayList<>();
+        worked.get("spans").forEach(sp -> {
+            if (sp.get("name").asText().equals("process " + q)) {
+                processes.add(sp);
+            }
+        });
+        assertEquals(2, processes.size(), worked.toString());
+        for (JsonNode process : processes) {
+            String id = process.path("attributes").path("bullmq.job.id").asText();
+            assertEquals(nodeSpanOf.get(id), process.get("parentSpanId").asText(),
+                    "Node's attempt of job " + id + " continues its bull4j addNode span");
+        }
+        assertEquals(tree.job().id(), worked.get("completed").get(1).asText(), "the parent ran last");
+    }
+
+    @Test
+    void everyRunOfAJobSchedulerUpsertedByBull4jContinuesItsSpanInANodeWorker() throws Exception {
+        String q = TestRedis.queueName("otel-sched-to-node");
+        try (Queue queue = new Queue(q, queueOptions(tracing))) {
+            queue.upsertJobScheduler("tick", io.bull4j.RepeatOptions.builder().every(Duration.ofMillis(200)).build(),
+                    io.bull4j.JobTemplate.of("tick-job", Map.of()));
+            SpanData upsert = exporter.getFinishedSpanItems().stream()
+                    .filter(s -> s.getName().equals("add " + q + ".tick-job")).findFirst().orElseThrow();
+            // Node's worker adds the second run itself, from the first run's options (tm included)
+            JsonNode worked = bullmq("work", q, Map.of("count", 2));
+            queue.removeJobScheduler("tick");
+            List<JsonNode> processes = new ArrayList<>();
+            worked.get("spans").forEach(sp -> {
+                if (sp.get("name").asText().equals("process " + q)) {
+                    processes.add(sp);
+                }
+            });
+            assertEquals(2, processes.size(), worked.toString());
+            for (JsonNode process : processes) {
+                assertEquals(upsert.getSpanId(), process.get("parentSpanId").asText(), "run "
+                        + process.path("attributes").path("bullmq.job.id").asText() + " continues the upsert");
+            }
+        }
+    }
 }
