@@ -64,13 +64,19 @@ class OpenTelemetryInteropTest {
                 Json.write(Json.DEFAULT, args, "args"));
     }
 
-    private static JsonNode nodeSpan(JsonNode printed, String name) {
+    /** The spans named {@code name} among those a Node command printed. */
+    private static List<JsonNode> nodeSpans(JsonNode printed, String name) {
         List<JsonNode> found = new ArrayList<>();
         printed.get("spans").forEach(s -> {
             if (s.get("name").asText().equals(name)) {
                 found.add(s);
             }
         });
+        return found;
+    }
+
+    private static JsonNode nodeSpan(JsonNode printed, String name) {
+        List<JsonNode> found = nodeSpans(printed, name);
         assertEquals(1, found.size(), name + " among " + printed.get("spans"));
         return found.get(0);
     }
@@ -143,12 +149,7 @@ class OpenTelemetryInteropTest {
         assertEquals(2, nodeSpanOf.size(), "a node span per job");
 
         JsonNode worked = bullmq("work", q, Map.of("count", 2)); // the child, then its released parent
-        List<JsonNode> processes = new ArrayList<>();
-        worked.get("spans").forEach(sp -> {
-            if (sp.get("name").asText().equals("process " + q)) {
-                processes.add(sp);
-            }
-        });
+        List<JsonNode> processes = nodeSpans(worked, "process " + q);
         assertEquals(2, processes.size(), worked.toString());
         for (JsonNode process : processes) {
             String id = process.path("attributes").path("bullmq.job.id").asText();
@@ -169,12 +170,7 @@ class OpenTelemetryInteropTest {
             // Node's worker adds the second run itself, from the first run's options (tm included)
             JsonNode worked = bullmq("work", q, Map.of("count", 2));
             queue.removeJobScheduler("tick");
-            List<JsonNode> processes = new ArrayList<>();
-            worked.get("spans").forEach(sp -> {
-                if (sp.get("name").asText().equals("process " + q)) {
-                    processes.add(sp);
-                }
-            });
+            List<JsonNode> processes = nodeSpans(worked, "process " + q);
             assertEquals(2, processes.size(), worked.toString());
             for (JsonNode process : processes) {
                 assertEquals(upsert.getSpanId(), process.get("parentSpanId").asText(), "run "
