@@ -30,8 +30,10 @@ const VIA = args.via ?? 'eval'; // or 'function': FCALL of a Redis 7 library (lu
 // --empty 1: every job is fetched before the first finish, so each finish's fetch finds nothing (with 1000 delayed
 // jobs due later, as between a job scheduler's runs): the cost of a finish whose next fetch comes back empty
 const EMPTY = args.empty === '1';
-// --scheduler 1: every job is the due run of an "every 1 s" job scheduler of its own, so each fetch also adds that
-// scheduler's next run (schedulerJob.lua's nextEveryRunOnFetch), as in issue 10's schedulers runs
+// --scheduler 1: every job is the due run of an "every" job scheduler of its own, so each fetch also adds that
+// scheduler's next run (schedulerJob.lua's nextEveryRunOnFetch), as in issue 10's schedulers runs. Every hour, not
+// every second as there: a next run must not fall due within the round, or the round would never end
+const EVERY = '3600000';
 const SCHEDULER = args.scheduler === '1';
 
 const redis = new IORedis({ port: PORT, host: '127.0.0.1' });
@@ -65,9 +67,9 @@ async function prepare() {
     for (let i = from; i < Math.min(from + 1000, JOBS + 1); i++) {
       if (SCHEDULER) {
         const id = `repeat:s${i}:${now}`;
-        p.hset(k(`repeat:s${i}`), 'name', 'job', 'every', '1000', 'ic', '1');
+        p.hset(k(`repeat:s${i}`), 'name', 'job', 'every', EVERY, 'ic', '1');
         p.zadd(k('repeat'), String(now), `s${i}`);
-        p.hset(k(id), 'name', 'job', 'data', DATA, 'opts', JSON.stringify({ repeat: { every: 1000, count: 1 },
+        p.hset(k(id), 'name', 'job', 'data', DATA, 'opts', JSON.stringify({ repeat: { every: Number(EVERY), count: 1 },
           repeatJobKey: `s${i}`, jobId: id, delay: 0, attempts: 0, timestamp: now }), 'timestamp', String(now),
         'delay', '0', 'priority', '0', 'rjk', `s${i}`);
         p.lpush(k('wait'), id);
