@@ -4,7 +4,7 @@
 // Contract: stdout carries only JSON, one object per line; everything else goes to stderr; every command ends by
 // itself (the worker after its count; a bounded timeout exits with code 2).
 // Usage: node interop-otel.mjs <command> <redisUrl> <queue> [json]  (see USAGE)
-import { Queue, Worker } from 'bullmq';
+import { FlowProducer, Queue, Worker } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import { propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -13,6 +13,12 @@ import { dispatch } from './cli.mjs';
 
 const USAGE = `commands:
   add  <url> <queue> <argsJson>   {name, data}: queue.add with telemetry; prints {id, opts, spans}
+  flow <url> <queue> <argsJson>   {}: a FlowProducer with telemetry adds parent "parent" with one child "child"
+                                  in <queue>, both given opts (BullMQ stores a node's context only then);
+                                  prints {parentId, childId, spans}
+  schedule <url> <queue> <argsJson>
+                                  {everyMs}: queue.upsertJobScheduler("tick", {every}, {name: "tick-job"}) with
+                                  telemetry; prints {spans}
   work <url> <queue> <argsJson>   {count, timeoutMs}: a Worker with telemetry that completes count jobs
                                   (result "done by node"); prints {completed: [ids], spans}`;
 
@@ -57,6 +63,29 @@ async function add() {
   }
 }
 
+async function flow() {
+  const flows = new FlowProducer({ connection, telemetry });
+  try {
+    const tree = await flows.add({ name: 'parent', queueName, data: {}, opts: { attempts: 1 },
+      children: [{ name: 'child', queueName, data: {}, opts: { attempts: 1 } }] });
+    out({ parentId: tree.job.id, childId: tree.children[0].job.id, spans: spans() });
+    return 0;
+  } finally {
+    await flows.close();
+  }
+}
+
+async function schedule() {
+  const queue = new Queue(queueName, { connection, telemetry });
+  try {
+    await queue.upsertJobScheduler('tick', { every: args.everyMs ?? 200 }, { name: 'tick-job', data: {} });
+    out({ spans: spans() });
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
 async function work() {
   const completed = [];
   let done;
@@ -75,4 +104,4 @@ async function work() {
   return code;
 }
 
-dispatch('interop-otel.mjs', { add, work }, command, USAGE);
+dispatch('interop-otel.mjs', { add, flow, schedule, work }, command, USAGE);

@@ -160,6 +160,38 @@ class OpenTelemetryInteropTest {
     }
 
     @Test
+    void eachJobOfAFlowTracedByNodeContinuesItsNodeInABull4jWorker() throws Exception {
+        String q = TestRedis.queueName("otel-flow-from-node");
+        JsonNode added = bullmq("flow", q, Map.of());
+        Map<String, JsonNode> nodeSpanOf = new java.util.HashMap<>();
+        nodeSpans(added, "addNode " + q).forEach(s -> nodeSpanOf.put(s.path("attributes").path("bullmq.job.id")
+                .asText(), s));
+        String parentId = added.get("parentId").asText();
+        String childId = added.get("childId").asText();
+        assertEquals(java.util.Set.of(parentId, childId), nodeSpanOf.keySet(), "a Node addNode span per job");
+
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Worker worker = new Worker(q, (Job j) -> {
+            ran.add(j.id());
+            return "done by java";
+        }, workerOptions(tracing).build());
+        try {
+            TestRedis.eventually(OpenTelemetryTracingTest.WAIT, () -> exporter.getFinishedSpanItems().stream()
+                    .filter(s -> s.getName().equals("process " + q)).count() == 2, "both Java process spans");
+        } finally {
+            worker.close();
+        }
+        assertEquals(List.of(childId, parentId), ran, "the child, then its released parent");
+        for (SpanData process : exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("process " + q)).toList()) {
+            JsonNode node = nodeSpanOf.get(attr(process, "bullmq.job.id"));
+            assertEquals(node.get("traceId").asText(), process.getTraceId(), "the Node flow's trace");
+            assertEquals(node.get("spanId").asText(), process.getParentSpanId(),
+                    "Java's attempt of job " + attr(process, "bullmq.job.id") + " continues its Node addNode span");
+        }
+    }
+
+    @Test
     void everyRunOfAJobSchedulerUpsertedByBull4jContinuesItsSpanInANodeWorker() throws Exception {
         String q = TestRedis.queueName("otel-sched-to-node");
         try (Queue queue = new Queue(q, queueOptions(tracing))) {
@@ -176,6 +208,34 @@ class OpenTelemetryInteropTest {
                 assertEquals(upsert.getSpanId(), process.get("parentSpanId").asText(), "run "
                         + process.path("attributes").path("bullmq.job.id").asText() + " continues the upsert");
             }
+        }
+    }
+
+    @Test
+    void everyRunOfAJobSchedulerUpsertedByNodeContinuesItsSpanInABull4jWorker() throws Exception {
+        String q = TestRedis.queueName("otel-sched-from-node");
+        JsonNode upsert = nodeSpan(bullmq("schedule", q, Map.of("everyMs", 200)), "add " + q + ".tick-job");
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Queue queue = new Queue(q, queueOptions(tracing))) {
+            // bull4j's worker adds the second run itself, from the first run's options (tm included)
+            Worker worker = new Worker(q, (Job j) -> {
+                ran.add(j.id());
+                return null;
+            }, workerOptions(tracing).build());
+            try {
+                TestRedis.eventually(OpenTelemetryTracingTest.WAIT, () -> exporter.getFinishedSpanItems().stream()
+                        .filter(s -> s.getName().equals("process " + q)).count() >= 2, "two Java process spans");
+            } finally {
+                worker.close();
+                queue.removeJobScheduler("tick");
+            }
+        }
+        assertTrue(ran.size() >= 2 && ran.stream().allMatch(id -> id.startsWith("repeat:tick:")), ran.toString());
+        for (SpanData process : exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("process " + q)).toList()) {
+            assertEquals(upsert.get("traceId").asText(), process.getTraceId(), "the Node upsert's trace");
+            assertEquals(upsert.get("spanId").asText(), process.getParentSpanId(),
+                    "run " + attr(process, "bullmq.job.id") + " continues Node's upsert span");
         }
     }
 }
