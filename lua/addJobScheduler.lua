@@ -20,7 +20,8 @@
 -- ARGV[13] template data (JSON)
 -- ARGV[14] template opts (JSON, cjson-encoded here)
 -- ARGV[15] the iteration's opts (JSON); jobId and delay are set here
--- Returns {jobId, delay}, -10 when a cron run's job id is taken, -11 when 32 "every" slots are all taken.
+-- Returns {jobId, delay, fields} (fields: the pending run's hash, as HGETALL gives it, so that the caller needs no
+-- second round trip to read it), -10 when a cron run's job id is taken, -11 when 32 "every" slots are all taken.
 --@include queueState
 --@include readyJob
 --@include destroyJob
@@ -96,4 +97,4 @@ local delay = math.max(0, nextMillis - now)
 storeScheduler(repeatKey, schedulerId, nextMillis, f, ARGV[13], cjson.encode(cjson.decode(ARGV[14])))
 redis.call("INCR", KEYS[3])
 addIteration(base, jobId, f.name, ARGV[13], jobOpts, now, delay, schedulerId, maxLen)
-return {jobId, delay}
+return {jobId, delay, redis.call("HGETALL", base .. jobId)}

@@ -104,8 +104,7 @@ final class JobSchedulers {
             throw new Bull4jException("job scheduler " + id + ": the job ids of its next 32 runs are all taken by "
                     + "existing jobs");
         }
-        Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(res.jobId)), "getJob");
-        return new Job(ctx, res.jobId, fields, null);
+        return new Job(ctx, res.jobId, res.fields, null);
     }
 
     /**

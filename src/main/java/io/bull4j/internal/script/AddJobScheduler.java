@@ -4,6 +4,7 @@ import io.bull4j.internal.keys.QueueKeys;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,16 +31,18 @@ public final class AddJobScheduler {
         public String offset = "";
     }
 
-    /** The pending iteration's id and delay (ms), or an error code (negative) in {@code code}. */
+    /** The pending iteration's id, delay (ms) and hash, or an error code (negative) in {@code code}. */
     public static final class Result {
         public final long code;
         public final String jobId;
         public final long delay;
+        public final Map<String, String> fields;
 
-        Result(long code, String jobId, long delay) {
+        Result(long code, String jobId, long delay, Map<String, String> fields) {
             this.code = code;
             this.jobId = jobId;
             this.delay = delay;
+            this.fields = fields;
         }
     }
 
@@ -62,13 +65,14 @@ public final class AddJobScheduler {
                 d.pattern, d.startDate, d.endDate, d.every, d.offset, templateData, templateOpts, iterationOpts)
                 .thenApply(r -> {
                     if (r instanceof Long) {
-                        return new Result((Long) r, null, 0);
+                        return new Result((Long) r, null, 0, Map.of());
                     }
                     List<?> list = (List<?>) r;
                     if (list.size() == 1 && list.get(0) instanceof Long) {
-                        return new Result((Long) list.get(0), null, 0);
+                        return new Result((Long) list.get(0), null, 0, Map.of());
                     }
-                    return new Result(0, String.valueOf(list.get(0)), (Long) list.get(1));
+                    return new Result(0, String.valueOf(list.get(0)), (Long) list.get(1),
+                            FetchedJob.pairs((List<?>) list.get(2)));
                 });
     }
 }
