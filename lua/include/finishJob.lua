@@ -89,15 +89,19 @@ local function finishJob(K, A, shared)
       delayed = K[9], marker = K[10], meta = K[5], events = K[3]}, meta, dedupId, now)
   end
   -- a child of a flow: its parent learns the outcome (return value, or the failure under the child's policy)
-  local parent = (jobFields[3] or jobFields[4]) and lib_flowParent().parentOf(jobFields[3], jobFields[4])
-  if parent then
-    if completed then
+  local keepCount = tonumber(A[8])
+  local parent = false
+  if completed and jobFields[3] and keepCount ~= 0 then
+    -- the common case needs only the parent's key: its JSON is decoded when the last child releases it
+    lib_flowParent().childCompletedByKey(jobFields[3], jobFields[4], jobKey, A[6], now)
+  elseif jobFields[3] or jobFields[4] then
+    parent = lib_flowParent().parentOf(jobFields[3], jobFields[4])
+    if parent and completed then
       lib_flowParent().childCompleted(parent, jobKey, A[6], now)
-    else
+    elseif parent then
       lib_flowParent().childFailed(parent, jobKey, A[6], now)
     end
   end
-  local keepCount = tonumber(A[8])
   local keepAge = tonumber(A[9])
   if not completed and (A[18] or "") ~= "" then
     lib_deadLetter().addDeadLetter(A[18], A[19], jobKey, jobId, A[6], attemptsMade, A[7], now)

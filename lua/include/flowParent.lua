@@ -74,12 +74,31 @@ local function releaseParentIfDone(p, now)
   end
 end
 
--- A child completed: it is no longer pending, its return value goes to the parent's processed hash, and the parent
--- is released when it was the last one.
+-- A child completed: it is no longer pending and its return value goes to the parent's processed hash. True when
+-- it was the last pending one.
+local function recordCompletion(parentKey, childKey, returnValue)
+  local deps = parentKey .. ":dependencies"
+  if redis.call("SREM", deps, childKey) == 1 then
+    redis.call("HSET", parentKey .. ":processed", childKey, returnValue)
+    return redis.call("SCARD", deps) == 0
+  end
+  return false
+end
+
+-- A child completed: the parent is released when it was the last one.
 local function childCompleted(p, childKey, returnValue, now)
-  if redis.call("SREM", p.key .. ":dependencies", childKey) == 1 then
-    redis.call("HSET", p.key .. ":processed", childKey, returnValue)
-    releaseParentIfDone(p, now)
+  if recordCompletion(p.key, childKey, returnValue) then
+    releaseParentIfWaiting(p, now)
+  end
+end
+
+-- The same for a child that carries its parent's key: the parent JSON is decoded only when it is released.
+local function childCompletedByKey(parentKey, parentJson, childKey, returnValue, now)
+  if recordCompletion(parentKey, childKey, returnValue) then
+    local p = parentOf(parentKey, parentJson)
+    if p then
+      releaseParentIfWaiting(p, now)
+    end
   end
 end
 

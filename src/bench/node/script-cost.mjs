@@ -9,6 +9,8 @@
 //                             [--via eval|function] (function: each script as a Redis 7 library, called by FCALL)
 //                             [--empty 1] (every job fetched first: each finish's fetch comes back empty)
 //                             [--scheduler 1] (every job a job scheduler's run: each fetch adds the next run)
+//                             [--flows W] (every job the child of a flow of 1 parent + W children, the parents
+//                             waiting in a queue of their own: each finish updates its parent, the last releases it)
 // Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +37,10 @@ const EMPTY = args.empty === '1';
 // every second as there: a next run must not fall due within the round, or the round would never end
 const EVERY = '3600000';
 const SCHEDULER = args.scheduler === '1';
+// --flows W: the jobs are the children of flows of W children each (parent i/W in queue script-cost-p, waiting for
+// them in waiting-children), as issue 11's flows/process-1x10-c10 run's children are
+const FLOW_WIDTH = Number(args.flows ?? 0);
+const parentQueue = 'bull:script-cost-p';
 
 const redis = new IORedis({ port: PORT, host: '127.0.0.1' });
 const base = 'bull:script-cost:';
@@ -73,6 +79,19 @@ async function prepare() {
           repeatJobKey: `s${i}`, jobId: id, delay: 0, attempts: 0, timestamp: now }), 'timestamp', String(now),
         'delay', '0', 'priority', '0', 'rjk', `s${i}`);
         p.lpush(k('wait'), id);
+      } else if (FLOW_WIDTH > 0) {
+        const parentId = `p${Math.floor((i - 1) / FLOW_WIDTH)}`;
+        const parentKey = `${parentQueue}:${parentId}`;
+        if ((i - 1) % FLOW_WIDTH === 0) {
+          p.hset(parentKey, 'name', 'parent', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
+            'delay', '0', 'priority', '0');
+          p.zadd(`${parentQueue}:waiting-children`, String(now), parentId);
+        }
+        p.sadd(`${parentKey}:dependencies`, k(String(i)));
+        p.hset(k(String(i)), 'name', 'job', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
+          'delay', '0', 'priority', '0', 'parentKey', parentKey,
+          'parent', JSON.stringify({ id: parentId, queueKey: parentQueue }));
+        p.lpush(k('wait'), String(i));
       } else {
         p.hset(k(String(i)), 'name', 'job', 'data', DATA, 'opts', '{"attempts":1}', 'timestamp', String(now),
           'delay', '0', 'priority', '0');
@@ -113,6 +132,7 @@ async function round() {
   }
   return {
     jobs: finished, batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
+    ...(FLOW_WIDTH > 0 ? { flows: FLOW_WIDTH, parentsReleased: await redis.llen(`${parentQueue}:wait`) } : {}),
     ...perJob(await redis.info('commandstats'), finished),
   };
 }
