@@ -14,12 +14,19 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What {@link Queue#add} and {@link Queue#addBulk} do: validate and encode each job (nothing is written when one
- * is invalid), send it by the addJob script (a bulk in chunks of {@value #BULK_CHUNK}, pipelined), and make the
- * {@link Job}s of the answers; with telemetry, inside an add span whose context is stored with the job.
+ * is invalid), send it by the addJob script (a bulk in chunks of {@value #BULK_CHUNK}, one after the other), and
+ * make the {@link Job}s of the answers; with telemetry, inside an add span whose context is stored with the job.
  */
 final class JobAdds {
-    /** Jobs per Redis call in {@link Queue#addBulk(List)}. */
-    static final int BULK_CHUNK = 200;
+    /**
+     * Jobs per Redis call in {@link Queue#addBulk(List)}: about 0.3 ms of Redis's time, the longest a bulk makes
+     * other clients' commands wait (issue 15: workers' fetches during a 10,000-job bulk).
+     */
+    static final int BULK_CHUNK = 25;
+    /** Chunks of one bulk in flight at a time: one, so that Redis serves other clients between two chunks. */
+    static final int BULK_IN_FLIGHT = 1;
+    /** A bulk may take the command timeout per this many jobs. */
+    static final int BUDGET_JOBS = 200;
 
     private final QueueContext ctx;
     private final QueueOptions opts;
@@ -55,9 +62,9 @@ final class JobAdds {
                 ctx.link.commandTimeout(), "add");
     }
 
-    /** The command timeout for each chunk: the chunks go out together and may queue behind each other. */
+    /** The bound of a bulk: the command timeout per {@value #BUDGET_JOBS} jobs (and one more). */
     Duration bulkBudget(List<BulkJob> jobs) {
-        return ctx.link.commandTimeout().multipliedBy(1 + (jobs == null ? 0 : jobs.size() / BULK_CHUNK));
+        return ctx.link.commandTimeout().multipliedBy(1 + (jobs == null ? 0 : jobs.size() / BUDGET_JOBS));
     }
 
     /** The jobs as added, in order; all are validated before any is sent. */
@@ -87,31 +94,106 @@ final class JobAdds {
             ValidationException.check(j != null, "jobs[" + i + "]", "must not be null");
             prepared.add(prepare(j.name(), j.data(), j.options(), traceMetadata));
         }
-        List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
         Duration budget = bulkBudget(jobs);
-        for (int from = 0; from < prepared.size(); from += BULK_CHUNK) {
-            List<Prepared> chunk = prepared.subList(from, Math.min(prepared.size(), from + BULK_CHUNK));
-            List<AddJob.Spec> specs = new ArrayList<>(chunk.size());
-            chunk.forEach(p -> specs.add(p.spec));
-            chunks.add(AddJob.run(ctx.scripts(), budget, ctx.keys, specs).thenCompose(results -> {
-                List<CompletableFuture<Job>> made = new ArrayList<>(results.size());
-                for (int i = 0; i < results.size(); i++) {
-                    made.add(toJob(chunk.get(i), results.get(i)));
-                }
-                return CompletableFuture.allOf(made.toArray(new CompletableFuture[0]))
-                        .thenApply(v -> made.stream().map(CompletableFuture::join).toList());
-            }));
-        }
-        CompletableFuture<List<Job>> all = CompletableFuture.allOf(chunks.toArray(new CompletableFuture[0]))
+        BulkSend send = new BulkSend(prepared, budget);
+        send.start();
+        CompletableFuture<List<Job>> all = CompletableFuture.allOf(send.chunks.toArray(new CompletableFuture[0]))
                 .handle((v, error) -> {
                     if (error != null) {
-                        throw bulkFailure(chunks);
+                        throw bulkFailure(send.chunks);
                     }
                     List<Job> added = new ArrayList<>(prepared.size());
-                    chunks.forEach(c -> added.addAll(c.join()));
+                    send.chunks.forEach(c -> added.addAll(c.join()));
                     return added;
                 });
         return Await.within(all, budget, "addBulk");
+    }
+
+    /**
+     * A bulk's chunks, sent at most {@value #BULK_IN_FLIGHT} at a time, in order: each answer sends the next
+     * chunk. A bulk's scripts then never queue in Redis ahead of other clients' commands for more than about one
+     * chunk's run (a worker's fetch waits behind at most that, not behind the whole bulk), at the cost of a round
+     * trip per chunk. After a chunk fails, or once the bulk's bound has passed, the chunks not yet sent are not
+     * sent (they fail as not applied), so nothing of a bulk is added after its caller was told it failed.
+     */
+    private final class BulkSend {
+        final List<CompletableFuture<List<Job>>> chunks = new ArrayList<>();
+        private final List<List<Prepared>> parts = new ArrayList<>();
+        private final long deadlineNanos;
+        private int next;
+        private boolean failed;
+
+        BulkSend(List<Prepared> prepared, Duration budget) {
+            for (int from = 0; from < prepared.size(); from += BULK_CHUNK) {
+                parts.add(prepared.subList(from, Math.min(prepared.size(), from + BULK_CHUNK)));
+                chunks.add(new CompletableFuture<>());
+            }
+            this.deadlineNanos = System.nanoTime() + budget.toNanos();
+        }
+
+        void start() {
+            for (int i = 0; i < BULK_IN_FLIGHT; i++) {
+                sendNext();
+            }
+        }
+
+        private void sendNext() {
+            int i;
+            boolean skip;
+            synchronized (this) {
+                if (next >= parts.size()) {
+                    return;
+                }
+                i = next++;
+                skip = failed;
+            }
+            long left = deadlineNanos - System.nanoTime();
+            if (skip || left <= 0) {
+                notSent(i);
+                return;
+            }
+            CompletableFuture<List<Job>> sent;
+            try {
+                sent = sendChunk(parts.get(i), Duration.ofNanos(left));
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
+            }
+            sent.whenComplete((added, error) -> {
+                if (error != null) {
+                    synchronized (this) {
+                        failed = true;
+                    }
+                    chunks.get(i).completeExceptionally(error);
+                } else {
+                    chunks.get(i).complete(added);
+                }
+                sendNext();
+            });
+        }
+
+        /** Fails chunk i and every chunk after it as never sent. */
+        private void notSent(int i) {
+            synchronized (this) {
+                next = parts.size();
+            }
+            for (int j = i; j < parts.size(); j++) {
+                chunks.get(j).completeExceptionally(new RedisNotAppliedException("addBulk: jobs " + j * BULK_CHUNK
+                        + " and after not sent: an earlier chunk failed or the bulk's bound passed", null));
+            }
+        }
+    }
+
+    private CompletableFuture<List<Job>> sendChunk(List<Prepared> chunk, Duration budget) {
+        List<AddJob.Spec> specs = new ArrayList<>(chunk.size());
+        chunk.forEach(p -> specs.add(p.spec));
+        return AddJob.run(ctx.scripts(), budget, ctx.keys, specs).thenCompose(results -> {
+            List<CompletableFuture<Job>> made = new ArrayList<>(results.size());
+            for (int i = 0; i < results.size(); i++) {
+                made.add(toJob(chunk.get(i), results.get(i)));
+            }
+            return CompletableFuture.allOf(made.toArray(new CompletableFuture[0]))
+                    .thenApply(v -> made.stream().map(CompletableFuture::join).toList());
+        });
     }
 
     /**
