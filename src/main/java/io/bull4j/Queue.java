@@ -165,9 +165,9 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Adds many jobs; returns them in order. The jobs go out together (pipelined, no wait between calls), in
-     * scripts of 200 jobs each, so that no single script holds Redis for long while workers wait. Each script is
-     * atomic; the bulk as a whole is not (as in BullMQ).
+     * Adds many jobs; returns them in order. The jobs go out in scripts of 25 jobs, each sent when the one before
+     * it has answered, so that a big bulk never holds Redis for long while workers wait. Each script is atomic;
+     * the bulk as a whole is not (BullMQ sends one {@code MULTI}); after a script fails, the rest are not sent.
      *
      * @param jobs the jobs; all are validated before any is sent
      * @return the jobs as added, in order
