@@ -23,8 +23,6 @@ final class JobAdds {
      * other clients' commands wait (issue 15: workers' fetches during a 10,000-job bulk).
      */
     static final int BULK_CHUNK = 25;
-    /** Chunks of one bulk in flight at a time: one, so that Redis serves other clients between two chunks. */
-    static final int BULK_IN_FLIGHT = 1;
     /** A bulk may take the command timeout per this many jobs. */
     static final int BUDGET_JOBS = 200;
 
@@ -110,10 +108,10 @@ final class JobAdds {
     }
 
     /**
-     * A bulk's chunks, sent at most {@value #BULK_IN_FLIGHT} at a time, in order: each answer sends the next
-     * chunk. A bulk's scripts then never queue in Redis ahead of other clients' commands for more than about one
-     * chunk's run (a worker's fetch waits behind at most that, not behind the whole bulk), at the cost of a round
-     * trip per chunk. After a chunk fails, or once the bulk's bound has passed, the chunks not yet sent are not
+     * A bulk's chunks, sent one at a time, in order: each answer sends the next chunk. A bulk's scripts then never
+     * queue in Redis ahead of other clients' commands for more than about one chunk's run (a worker's fetch waits
+     * behind at most that, not behind the whole bulk), at the cost of a round trip per chunk (two in flight let
+     * the workers fall behind again: benchmarks.md, 2026-12-03). After a chunk fails, or once the bulk's bound has passed, the chunks not yet sent are not
      * sent (they fail as not applied), so nothing of a bulk is added after its caller was told it failed.
      */
     private final class BulkSend {
@@ -132,9 +130,7 @@ final class JobAdds {
         }
 
         void start() {
-            for (int i = 0; i < BULK_IN_FLIGHT; i++) {
-                sendNext();
-            }
+            sendNext();
         }
 
         private void sendNext() {

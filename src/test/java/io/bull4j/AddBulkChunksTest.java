@@ -3,6 +3,7 @@ package io.bull4j;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ class AddBulkChunksTest {
                 assertEquals("j" + i, added.get(i).id());
             }
             List<String> wait = new ArrayList<>(redis().lrange(key(q, "wait"), 0, -1));
-            java.util.Collections.reverse(wait); // LPUSH: the first job added is the last in the list
+            Collections.reverse(wait); // LPUSH: the first job added is the last in the list
             assertEquals(expected, wait);
         }
     }
