@@ -10,7 +10,7 @@
 //                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
 //                            [--baseline-label 2ed13ca] [--quick]
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
-// Issue 10's variants: schedulers/n<N>-c<C> (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
+// Issue 10's variants: schedulers/n<N>-c<C>[-remove] (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
 // with its own measures in the summary. Issue 11's: flows/add-1x<W>[-inflight<K>] and flows/process-1x<W>-c<C>
 // (--flows, default 1000, quick 100; --n does not apply to them). Issue 15's: latency/c1-sequential (--n-latency
 // sequential jobs, default 2000, quick 300, after 50 uncounted ones) and delayed/bulk<N> (N delayed jobs added
@@ -128,9 +128,9 @@ function javaArgs(variant) {
   if (mode === 'delayed' && (m = name.match(/^bulk(\d+)$/))) {
     return [...common, '--modes', 'delayed-bulk', '--n-delayed', m[1]];
   }
-  if (mode === 'schedulers' && (m = name.match(/^n(\d+)-c(\d+)$/))) {
+  if (mode === 'schedulers' && (m = name.match(/^n(\d+)-c(\d+)(-remove)?$/))) {
     return [...common.slice(0, 6), '--jit-warmup-n', '0', '--modes', 'schedulers', '--scale-runs', '1',
-      '--sched-n', m[1], '--sched-conc', m[2],
+      '--sched-n', m[1], '--sched-conc', m[2], '--sched-retention', m[3] ? 'remove' : 'keep',
       ...(DURATION_S ? ['--sched-duration-s', DURATION_S] : []), ...(WARMUP_S ? ['--sched-warmup-s', WARMUP_S] : [])];
   }
   if (mode === 'limiter' && (m = name.match(/^max(\d+)-c(\d+)$/))) {
@@ -145,7 +145,7 @@ function javaArgs(variant) {
     return [...common, '--modes', 'flows-process', '--flows-n', FLOWS, '--flows-width', m[1], '--flows-conc', m[2]];
   }
   throw new Error(`variant ${variant} is not supported (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>, limiter/max<M>-c<C>, '
+    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>[-remove], limiter/max<M>-c<C>, '
     + 'flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 function nodeArgs(variant) {

@@ -5,7 +5,7 @@
 #
 # Usage: src/bench/interleave.sh --port 6390 [--pairs 5] [--variants process/c10-keep,add/sequential]
 #                                [--n 50000] [--out-dir DIR] [--baseline DIR --baseline-label NAME] [--quick]
-#   issue 10's variants: schedulers/n<N>-c<C> [--duration-s 60 --warmup-s 5], limiter/max<M>-c<C> [--windows 10]
+#   issue 10's variants: schedulers/n<N>-c<C>[-remove] [--duration-s 60 --warmup-s 5], limiter/max<M>-c<C> [--windows 10]
 #   issue 11's variants: flows/add-1x10[-inflight<K>], flows/process-1x10-c10 [--flows 1000]
 #   issue 15's variants: latency/c1-sequential [--n-latency 2000], delayed/bulk<N> (e.g. delayed/bulk10000)
 #   --baseline DIR: another bull4j checkout whose harness is built (target/bench-classpath.txt, test-classes);

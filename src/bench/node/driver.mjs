@@ -4,7 +4,7 @@
 //
 // Usage: node driver.mjs --port P --variant process/c10-keep|process/c1-remove|add/sequential|add/inflight100
 //                        [--n 50000] [--warmup-n 2000] [--out file.jsonl]
-//        node driver.mjs --port P --variant schedulers/n10000-c100 [--every-ms 1000] [--warmup-s 5] [--duration-s 60]
+//        node driver.mjs --port P --variant schedulers/n10000-c100[-remove] [--every-ms 1000] [--warmup-s 5] [--duration-s 60]
 //        node driver.mjs --port P --variant limiter/max1000-c50 [--windows 10]
 //        node driver.mjs --port P --variant flows/add-1x10[-inflight<K>]|flows/process-1x10-c10 [--flows 1000]
 //        node driver.mjs --port P --variant latency/c1-sequential [--n 2000] [--latency-warmup 50]
@@ -148,8 +148,9 @@ async function addRun(n, inflight) {
 // one interval (an every scheduler runs at once, so the iterations fall evenly over each interval), one Worker at
 // `conc` with an empty processor. After warmupS seconds a window of durationS seconds is measured: each iteration
 // whose processor starts in it, with its lateness (Date.now() at entry minus the due time in its id
-// repeat:<id>:<millis>), and the CPU of this process and of Redis over the window.
-async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
+// repeat:<id>:<millis>), and the CPU of this process and of Redis over the window. remove: the template sets
+// removeOnComplete (the keyspace stays flat instead of growing by one job hash per run).
+async function schedulersRun(n, conc, everyMs, warmupS, durationS, remove) {
   await admin.flushall('SYNC');
   const queue = new Queue(QUEUE, { connection });
   await queue.waitUntilReady();
@@ -176,7 +177,8 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS) {
       const i = next++;
       const wait = t0 + (i * everyMs) / n - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      await queue.upsertJobScheduler(`s${i}`, { every: everyMs }, { name: 'bench', data: {} });
+      await queue.upsertJobScheduler(`s${i}`, { every: everyMs },
+        remove ? { name: 'bench', data: {}, opts: { removeOnComplete: true } } : { name: 'bench', data: {} });
     }
   };
   await Promise.all(Array.from({ length: 50 }, lane));
@@ -570,13 +572,13 @@ function runnerFor(variant) {
     return { mode, name, params: { n, chunk: CHUNK, delay_ms: '50 + (i mod chunk) * 2000 / chunk', concurrency: conc,
       retention: 'remove' }, warmupRun: () => delayedBulkRun(WARMUP_N, conc), run: () => delayedBulkRun(n, conc) };
   }
-  if (mode === 'schedulers' && (m = name?.match(/^n(\d+)-c(\d+)$/))) {
+  if (mode === 'schedulers' && (m = name?.match(/^n(\d+)-c(\d+)(-remove)?$/))) {
     const everyMs = Number(args['every-ms'] ?? 1000);
     const warmupS = Number(args['warmup-s'] ?? 5);
     const durationS = Number(args['duration-s'] ?? 60);
     return { mode, name, warmup: false, params: { schedulers: Number(m[1]), every_ms: everyMs, concurrency: Number(m[2]),
-      warmup_s: warmupS, duration_s: durationS, processor: 'async () => {}' },
-    run: () => schedulersRun(Number(m[1]), Number(m[2]), everyMs, warmupS, durationS) };
+      warmup_s: warmupS, duration_s: durationS, retention: m[3] ? 'remove' : 'keep', processor: 'async () => {}' },
+    run: () => schedulersRun(Number(m[1]), Number(m[2]), everyMs, warmupS, durationS, Boolean(m[3])) };
   }
   if (mode === 'limiter' && (m = name?.match(/^max(\d+)-c(\d+)$/))) {
     const windows = Number(args.windows ?? 10);
@@ -602,7 +604,7 @@ function runnerFor(variant) {
     }
   }
   throw new Error(`unknown --variant ${variant} (process/c<N>-keep|remove, add/sequential, add/inflight<N>, `
-    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>, limiter/max<M>-c<C>, '
+    + 'latency/c1-sequential, delayed/bulk<N>, schedulers/n<N>-c<C>[-remove], limiter/max<M>-c<C>, '
     + 'flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 

@@ -3,6 +3,8 @@ package io.bull4j;
 import io.bull4j.internal.redis.Await;
 import io.bull4j.internal.redis.DedicatedConnection;
 import io.bull4j.internal.script.FetchedJob;
+import io.bull4j.internal.script.MoveManyToActive;
+import io.bull4j.internal.script.MoveManyToFinished;
 import io.bull4j.internal.script.MoveToActive;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScoredValue;
@@ -20,8 +22,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}), and when that call reports
- * more jobs ready, it fills its other free slots with one call each, sent together. When the queue is empty it
+ * The worker's fetch thread. With one free slot it takes a job ({@code moveToActive}), and when that call reports
+ * more jobs ready, it fills the slots freed meanwhile in one more call; with several free slots, one call takes a
+ * job for each while jobs are ready ({@code moveManyToActive}). When the queue is empty it
  * blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or the next
  * delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
  */
@@ -30,6 +33,8 @@ final class FetchLoop implements Runnable {
     private static final long ERROR_PAUSE_MS = 1000;
     /** A delayed job due within this many ms is waited for locally, not on the marker. */
     private static final long SHORT_WAIT_MS = 2;
+    /** The most jobs one moveManyToActive call takes, which bounds how long one call holds Redis. */
+    private static final int MORE_PER_CALL = MoveManyToFinished.MAX;
 
     private final QueueContext ctx;
     private final WorkerOptions opts;
@@ -111,6 +116,23 @@ final class FetchLoop implements Runnable {
                             continue;
                         }
                     }
+                    int more = slots.tryAcquire(MORE_PER_CALL - 1);
+                    if (more > 0) {
+                        // other slots are free too: one call takes a job for each while jobs are ready
+                        handedOff = true; // takeSeveral gives back every slot it does not fill, this one included
+                        Took took = takeSeveral(1 + more);
+                        if (took.jobs() > 0 || took.limited()) {
+                            drained = false;
+                        }
+                        if (took.none() >= 0) {
+                            if (took.jobs() > 0 || !drained) {
+                                bus.emit(WorkerListener::onDrained);
+                            }
+                            drained = true;
+                            nextDelayed = took.none();
+                        }
+                        continue;
+                    }
                     String token = tokens.next();
                     FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
                     if (f.rateLimitMs() > 0) {
@@ -158,53 +180,67 @@ final class FetchLoop implements Runnable {
     }
 
     /**
-     * Fills more free slots at once when the last fetch said that jobs were ready: one fetch per slot, all sent
-     * together (as BullMQ keeps several fetches in flight), instead of one round trip after another. Returns -1
-     * when every fetch got a job, else the next delayed time that an empty fetch reported (0 if none).
+     * Fills more free slots at once when the last fetch said that jobs were ready. Returns -1 when every slot got
+     * a job, else the next delayed time that the empty take reported (0 if none).
      */
     private long fetchMore(long ready) {
         if (ready <= 0 || paused || stopping) {
             return -1;
         }
-        int n = slots.tryAcquire((int) Math.min(ready, Integer.MAX_VALUE));
-        List<CompletableFuture<FetchedJob>> calls = new ArrayList<>(n);
-        String[] callTokens = new String[n];
+        int n = slots.tryAcquire((int) Math.min(ready, MORE_PER_CALL));
+        return n == 0 ? -1 : takeSeveral(n).none();
+    }
+
+    /**
+     * What one moveManyToActive call took: how many jobs, whether it stopped at the rate limit, and the next delayed
+     * time that its empty take reported (0 if none; -1 when it had no empty take).
+     */
+    private record Took(int jobs, boolean limited, long none) {
+    }
+
+    /**
+     * Takes up to one job for each of {@code n} slots the caller holds, in one call (moveManyToActive; BullMQ keeps
+     * several fetches in flight instead, each a script call of its own), hands each job to its slot, and gives back
+     * the slots it did not fill, also when the call fails.
+     */
+    private Took takeSeveral(int n) {
+        List<String> callTokens = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            callTokens[i] = tokens.next();
-            calls.add(fetchCall(callTokens[i]));
+            callTokens.add(tokens.next());
         }
+        int handedOff = 0;
+        boolean limited = false;
         long none = -1;
-        RuntimeException failure = null;
-        for (int i = 0; i < n; i++) {
-            boolean handedOff = false;
-            try {
-                FetchedJob f = ctx.await(calls.get(i), "moveToActive");
+        try {
+            List<FetchedJob> taken = ctx.await(moreCall(callTokens), "moveManyToActive");
+            for (FetchedJob f : taken) {
                 if (f.isPresent()) {
-                    runner.dispatch(f, callTokens[i]);
-                    handedOff = true;
+                    runner.dispatch(f, callTokens.get(handedOff++));
                 } else if (f.rateLimitMs() > 0) {
                     rateLimited(f.rateLimitMs()); // not drained: the loop waits for the window instead
+                    limited = true;
                 } else {
-                    none = Math.max(none, f.nextDelayedMs());
-                }
-            } catch (RuntimeException e) {
-                failure = failure == null ? e : failure; // still dispatch the jobs that the other calls took
-            } finally {
-                if (!handedOff) {
-                    slots.release();
+                    none = f.nextDelayedMs();
                 }
             }
+        } finally {
+            slots.release(n - handedOff);
         }
-        if (failure != null) {
-            throw failure;
-        }
-        return none;
+        return new Took(handedOff, limited, none);
+    }
+
+    private CompletableFuture<List<FetchedJob>> moreCall(List<String> callTokens) {
+        return MoveManyToActive.run(ctx.scripts(), ctx.keys, ctx.now(), callTokens, opts.lockDuration().toMillis(),
+                opts.name(), opts.limiterMax(), limiterDurationMs());
+    }
+
+    private long limiterDurationMs() {
+        return opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
     }
 
     private CompletableFuture<FetchedJob> fetchCall(String token) {
-        long durationMs = opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis();
         return MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), token, opts.lockDuration().toMillis(),
-                opts.name(), opts.limiterMax(), durationMs);
+                opts.name(), opts.limiterMax(), limiterDurationMs());
     }
 
     /**

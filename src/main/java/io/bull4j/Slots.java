@@ -37,8 +37,14 @@ final class Slots {
     }
 
     synchronized void release() {
-        free++;
-        notifyAll();
+        release(1);
+    }
+
+    synchronized void release(int n) {
+        if (n > 0) {
+            free += n;
+            notifyAll();
+        }
     }
 
     synchronized void stop() {

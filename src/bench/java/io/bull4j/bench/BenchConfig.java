@@ -70,6 +70,8 @@ final class BenchConfig {
     final int schedConc;
     final double schedWarmupS;
     final double schedDurationS;
+    /** "keep" (every run stays in completed) or "remove" (the template's removeOnComplete). */
+    final String schedRetention;
     // flows modes (issue 11)
     final int flowsN;
     final int flowsWidth;
@@ -128,6 +130,10 @@ final class BenchConfig {
         schedConc = num("sched-conc", 100);
         schedWarmupS = dbl("sched-warmup-s", quick ? 2 : 5);
         schedDurationS = dbl("sched-duration-s", quick ? 5 : 60);
+        schedRetention = str("sched-retention", "keep");
+        if (!schedRetention.equals("keep") && !schedRetention.equals("remove")) {
+            throw new IllegalArgumentException("--sched-retention must be keep or remove, not " + schedRetention);
+        }
         flowsN = num("flows-n", quick ? 200 : 1000);
         flowsWidth = num("flows-width", 10);
         flowsInflight = num("flows-inflight", 1);

@@ -94,12 +94,14 @@ final class ScaleModes {
     /** Job schedulers at scale: iteration lateness and Redis CPU per iteration (issue 10). */
     void schedulers() throws Exception {
         SchedulerRuns sched = new SchedulerRuns(b);
-        List<Run> rs = b.repeat("schedulers " + cfg.schedN + " every " + cfg.schedEveryMs + " ms c=" + cfg.schedConc,
-                cfg.scaleRuns, () -> sched.run(cfg.schedN, cfg.schedEveryMs, cfg.schedConc, cfg.schedWarmupS,
-                        cfg.schedDurationS), null);
-        b.emitter.emit("schedulers", "n" + cfg.schedN + "-c" + cfg.schedConc, Modes.params("schedulers", cfg.schedN,
-                "every_ms", cfg.schedEveryMs, "concurrency", cfg.schedConc, "warmup_s", cfg.schedWarmupS,
-                "duration_s", cfg.schedDurationS, "processor", "job -> null"), rs,
+        boolean remove = cfg.schedRetention.equals("remove");
+        List<Run> rs = b.repeat("schedulers " + cfg.schedN + " every " + cfg.schedEveryMs + " ms c=" + cfg.schedConc
+                        + " " + cfg.schedRetention, cfg.scaleRuns, () -> sched.run(cfg.schedN, cfg.schedEveryMs,
+                        cfg.schedConc, cfg.schedWarmupS, cfg.schedDurationS, remove), null);
+        b.emitter.emit("schedulers", "n" + cfg.schedN + "-c" + cfg.schedConc + (remove ? "-remove" : ""),
+                Modes.params("schedulers", cfg.schedN, "every_ms", cfg.schedEveryMs, "concurrency", cfg.schedConc,
+                        "warmup_s", cfg.schedWarmupS, "duration_s", cfg.schedDurationS, "retention",
+                        cfg.schedRetention, "processor", "job -> null"), rs,
                 Map.of("cmdstats_last_run", Modes.top(rs, (long) rs.get(rs.size() - 1).get("jobs"))));
     }
 

@@ -1,6 +1,7 @@
 package io.bull4j.bench;
 
 import io.bull4j.Bull4jConnection;
+import io.bull4j.JobOptions;
 import io.bull4j.JobTemplate;
 import io.bull4j.Queue;
 import io.bull4j.RepeatOptions;
@@ -25,6 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * processor. After {@code warmup} seconds of running, a window of {@code duration} seconds is measured: every
  * iteration whose processor starts inside it counts, with its lateness (processor entry, wall clock ms, minus the
  * due time that its id {@code repeat:<id>:<millis>} carries), and the CPU of the JVM and Redis over the window.
+ * With {@code remove}, the template sets {@code removeOnComplete}: the keyspace stays flat instead of growing by
+ * one job hash per run (keep), whose doublings of Redis's main hash table slow every command while it rehashes.
  */
 final class SchedulerRuns {
     /** Upserts in flight while the schedulers are created (a pool of threads, each paced by due time). */
@@ -36,7 +39,8 @@ final class SchedulerRuns {
         this.b = b;
     }
 
-    Run run(int n, long everyMs, int concurrency, double warmupS, double durationS) throws Exception {
+    Run run(int n, long everyMs, int concurrency, double warmupS, double durationS, boolean remove)
+            throws Exception {
         b.admin.flush();
         String name = "bench-schedulers";
         int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) (n * 1000.0 / everyMs * durationS * 1.2) + 1000);
@@ -59,7 +63,7 @@ final class SchedulerRuns {
                 return null;
             }, WorkerOptions.builder().connection(wc).concurrency(concurrency).build());
             try {
-                double createS = create(queue, n, everyMs);
+                double createS = create(queue, n, everyMs, remove);
                 long t0 = System.currentTimeMillis();
                 long start = t0 + Math.round(warmupS * 1000);
                 Sleep.ms(Math.max(0, start - System.currentTimeMillis()));
@@ -110,9 +114,11 @@ final class SchedulerRuns {
      * runs at once when created) and with them all later ones fall evenly over the interval. Returns the seconds
      * the creation took (more than one interval when the upserts cannot keep that pace).
      */
-    private static double create(Queue queue, int n, long everyMs) throws Exception {
+    private static double create(Queue queue, int n, long everyMs, boolean remove) throws Exception {
         RepeatOptions every = RepeatOptions.builder().every(Duration.ofMillis(everyMs)).build();
-        JobTemplate template = JobTemplate.of("bench", Map.of());
+        JobTemplate template = remove
+                ? JobTemplate.of("bench", Map.of(), JobOptions.builder().removeOnComplete(true).build())
+                : JobTemplate.of("bench", Map.of());
         long t0 = System.nanoTime() + 20_000_000L;
         ExecutorService pool = Executors.newFixedThreadPool(CREATE_THREADS);
         try {

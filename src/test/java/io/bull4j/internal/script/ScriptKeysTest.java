@@ -58,6 +58,8 @@ class ScriptKeysTest {
         m.put("removeUnprocessedChildren", () -> FlowSteps.removeUnprocessedChildren(runner, K, "missing"));
         m.put("removeChildDependency", () -> FlowSteps.removeChildDependency(runner, K, "missing"));
         m.put("moveToActive", () -> MoveToActive.run(runner, K, now, "t:1", 1000, null, 10, 1000));
+        m.put("moveManyToActive", () -> MoveManyToActive.run(runner, K, now, List.of("t:1", "t:2"), 1000, null, 10,
+                1000));
         MoveToFinished.Request r = new MoveToFinished.Request();
         r.jobId = "missing";
         r.token = "t:1";

@@ -1,0 +1,74 @@
+package io.bull4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.bull4j.TestSupport.*;
+import static io.bull4j.WorkerTestKit.key;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A worker with several free slots takes the jobs that are ready in one script call (moveManyToActive), not one
+ * call per job, and each job it takes runs in a slot of its own.
+ */
+class FetchSeveralTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    /** Script calls Redis has run so far (EVALSHA and EVAL, from INFO commandstats). */
+    private static long scriptCalls() {
+        long calls = 0;
+        for (String line : redis().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String stat = line.substring(line.indexOf("calls=") + 6);
+                calls += Long.parseLong(stat.substring(0, stat.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
+    @Test
+    void anIdleWorkerTakesTheJobsOfOneBulkInOneCall() throws Exception {
+        String q = queueName("fetch-several");
+        CountDownLatch drained = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Worker worker = new Worker(q, job -> {
+                running.incrementAndGet();
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+                return null;
+            }, workerOptions().concurrency(10).build(), new WorkerListener() {
+                @Override
+                public void onDrained() {
+                    drained.countDown();
+                }
+            });
+            try {
+                assertTrue(drained.await(10, TimeUnit.SECONDS), "the worker found the queue empty");
+                long before = scriptCalls();
+                List<BulkJob> jobs = new ArrayList<>();
+                for (int i = 0; i < 12; i++) {
+                    jobs.add(BulkJob.of("j" + i, Map.of("i", i)));
+                }
+                queue.addBulk(jobs); // one addJob call for 12 jobs
+                eventually(WAIT, () -> running.get() == 10, "ten jobs running");
+                long calls = scriptCalls() - before;
+                // the add, then one moveManyToActive for the ten free slots (one moveToActive per job before)
+                assertTrue(calls <= 3, "script calls from the add to ten running jobs: " + calls);
+                assertEquals(10, redis().llen(key(q, "active")));
+                assertEquals(2, redis().llen(key(q, "wait")), "two left for the slots that free up");
+            } finally {
+                release.countDown();
+            }
+            eventually(WAIT, () -> redis().zcard(key(q, "completed")) == 12, "all twelve completed");
+            worker.close();
+        }
+    }
+}
