@@ -22,9 +22,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The worker's fetch thread. With one free slot it takes a job ({@code moveToActive}), and when that call reports
- * more jobs ready, it fills the slots freed meanwhile in one more call; with several free slots, one call takes a
- * job for each while jobs are ready ({@code moveManyToActive}). When the queue is empty it
+ * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}), and when that call reports
+ * more jobs ready, it fills its other free slots in one more call ({@code moveManyToActive}). When the queue is
+ * empty it
  * blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or the next
  * delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
  */
@@ -116,23 +116,6 @@ final class FetchLoop implements Runnable {
                             continue;
                         }
                     }
-                    int more = slots.tryAcquire(MORE_PER_CALL - 1);
-                    if (more > 0) {
-                        // other slots are free too: one call takes a job for each while jobs are ready
-                        handedOff = true; // takeSeveral gives back every slot it does not fill, this one included
-                        Took took = takeSeveral(1 + more);
-                        if (took.jobs() > 0 || took.limited()) {
-                            drained = false;
-                        }
-                        if (took.none() >= 0) {
-                            if (took.jobs() > 0 || !drained) {
-                                bus.emit(WorkerListener::onDrained);
-                            }
-                            drained = true;
-                            nextDelayed = took.none();
-                        }
-                        continue;
-                    }
                     String token = tokens.next();
                     FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
                     if (f.rateLimitMs() > 0) {
@@ -180,36 +163,24 @@ final class FetchLoop implements Runnable {
     }
 
     /**
-     * Fills more free slots at once when the last fetch said that jobs were ready. Returns -1 when every slot got
-     * a job, else the next delayed time that the empty take reported (0 if none).
+     * Fills more free slots at once when the last fetch said that jobs were ready: one call takes up to one job per
+     * slot (moveManyToActive; BullMQ keeps several fetches in flight instead, each a script call of its own), and
+     * the slots it does not fill are given back, also when the call fails. Returns -1 when every slot got a job,
+     * else the next delayed time that the empty take reported (0 if none).
      */
     private long fetchMore(long ready) {
         if (ready <= 0 || paused || stopping) {
             return -1;
         }
         int n = slots.tryAcquire((int) Math.min(ready, MORE_PER_CALL));
-        return n == 0 ? -1 : takeSeveral(n).none();
-    }
-
-    /**
-     * What one moveManyToActive call took: how many jobs, whether it stopped at the rate limit, and the next delayed
-     * time that its empty take reported (0 if none; -1 when it had no empty take).
-     */
-    private record Took(int jobs, boolean limited, long none) {
-    }
-
-    /**
-     * Takes up to one job for each of {@code n} slots the caller holds, in one call (moveManyToActive; BullMQ keeps
-     * several fetches in flight instead, each a script call of its own), hands each job to its slot, and gives back
-     * the slots it did not fill, also when the call fails.
-     */
-    private Took takeSeveral(int n) {
+        if (n == 0) {
+            return -1;
+        }
         List<String> callTokens = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             callTokens.add(tokens.next());
         }
         int handedOff = 0;
-        boolean limited = false;
         long none = -1;
         try {
             List<FetchedJob> taken = ctx.await(moreCall(callTokens), "moveManyToActive");
@@ -218,7 +189,6 @@ final class FetchLoop implements Runnable {
                     runner.dispatch(f, callTokens.get(handedOff++));
                 } else if (f.rateLimitMs() > 0) {
                     rateLimited(f.rateLimitMs()); // not drained: the loop waits for the window instead
-                    limited = true;
                 } else {
                     none = f.nextDelayedMs();
                 }
@@ -226,7 +196,7 @@ final class FetchLoop implements Runnable {
         } finally {
             slots.release(n - handedOff);
         }
-        return new Took(handedOff, limited, none);
+        return none;
     }
 
     private CompletableFuture<List<FetchedJob>> moreCall(List<String> callTokens) {

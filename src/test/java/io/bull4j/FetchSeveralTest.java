@@ -15,8 +15,8 @@ import static io.bull4j.WorkerTestKit.key;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * A worker with several free slots takes the jobs that are ready in one script call (moveManyToActive), not one
- * call per job, and each job it takes runs in a slot of its own.
+ * When a fetch reports more jobs ready, the worker takes them for its other free slots in one script call
+ * (moveManyToActive), not one call per job, and each job it takes runs in a slot of its own.
  */
 class FetchSeveralTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -60,7 +60,8 @@ class FetchSeveralTest {
                 queue.addBulk(jobs); // one addJob call for 12 jobs
                 eventually(WAIT, () -> running.get() == 10, "ten jobs running");
                 long calls = scriptCalls() - before;
-                // the add, then one moveManyToActive for the ten free slots (one moveToActive per job before)
+                // the add, the fetch that took one job and saw eleven more, one moveManyToActive for the other nine
+                // slots (before: one moveToActive per job, 12 calls)
                 assertTrue(calls <= 3, "script calls from the add to ten running jobs: " + calls);
                 assertEquals(10, redis().llen(key(q, "active")));
                 assertEquals(2, redis().llen(key(q, "wait")), "two left for the slots that free up");
