@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.bull4j.TestSupport.*;
 import static io.bull4j.WorkerTestKit.key;
+import static io.bull4j.WorkerTestKit.scriptCalls;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -20,18 +21,6 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 class FetchSeveralTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
-
-    /** Script calls Redis has run so far (EVALSHA and EVAL, from INFO commandstats). */
-    private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis().info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String stat = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(stat.substring(0, stat.indexOf(',')));
-            }
-        }
-        return calls;
-    }
 
     @Test
     void anIdleWorkerTakesTheJobsOfOneBulkInOneCall() throws Exception {
@@ -44,7 +33,10 @@ class FetchSeveralTest {
                 running.incrementAndGet();
                 assertTrue(release.await(30, TimeUnit.SECONDS));
                 return null;
-            }, workerOptions().concurrency(10).build(), new WorkerListener() {
+            }, workerOptions().concurrency(10)
+                    // no timer-driven script calls while they are counted: stalled sweeps, passes, drain timeouts
+                    .stalledSweepInterval(Duration.ZERO).stalledInterval(Duration.ofMinutes(5))
+                    .drainDelay(Duration.ofSeconds(30)).build(), new WorkerListener() {
                 @Override
                 public void onDrained() {
                     drained.countDown();

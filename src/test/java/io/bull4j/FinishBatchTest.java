@@ -34,18 +34,6 @@ class FinishBatchTest {
         throw new IllegalStateException("no " + job.dataJson());
     };
 
-    /** Script calls Redis has run so far (EVALSHA and EVAL, from INFO commandstats). */
-    private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis().info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String stat = line.substring(line.indexOf("calls=") + 6);
-                calls += Long.parseLong(stat.substring(0, stat.indexOf(',')));
-            }
-        }
-        return calls;
-    }
-
     private static void addJobs(Queue queue) {
         List<BulkJob> jobs = new ArrayList<>();
         for (int i = 0; i < JOBS; i++) {

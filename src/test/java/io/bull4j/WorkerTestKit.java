@@ -25,6 +25,29 @@ final class WorkerTestKit {
         return TestRedis.key(q, suffix);
     }
 
+    /**
+     * Script calls Redis has run so far (EVALSHA and EVAL, from INFO commandstats), without the failed ones: the
+     * first EVALSHA of a script Redis has not loaded yet fails (NOSCRIPT) and is sent again as EVAL.
+     */
+    static long scriptCalls() {
+        long calls = 0;
+        for (String line : TestRedis.redis().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += statOf(line, "calls=") - statOf(line, "failed_calls=");
+            }
+        }
+        return calls;
+    }
+
+    private static long statOf(String line, String name) {
+        int at = line.indexOf(name);
+        if (at < 0) {
+            return 0;
+        }
+        int end = line.indexOf(',', at);
+        return Long.parseLong(line.substring(at + name.length(), end < 0 ? line.length() : end));
+    }
+
     static Map<String, String> hash(String q, String jobId) {
         return TestRedis.hash(q, jobId);
     }

@@ -3,10 +3,9 @@ package io.bull4j.internal.script;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.redis.RedisLink;
 import io.bull4j.support.RedisTestServer;
+import io.bull4j.support.TestRedis;
 import io.lettuce.core.Range;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,25 +29,19 @@ import static org.junit.jupiter.api.Assertions.*;
 class MoveManyToActiveTest {
     private static final long LOCK_MS = 30_000;
     private static RedisLink link;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> plain;
 
     @BeforeAll
     static void connect() {
         link = RedisLink.open(RedisTestServer.get().bull4jUri(), Duration.ofSeconds(10));
-        client = RedisClient.create(RedisTestServer.get().uri());
-        plain = client.connect();
     }
 
     @AfterAll
     static void close() {
-        plain.close();
-        client.shutdown();
         link.close();
     }
 
     private static RedisCommands<String, String> redis() {
-        return plain.sync();
+        return TestRedis.redis();
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
