@@ -24,9 +24,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The worker's fetch thread. With a free slot it takes a job ({@code moveToActive}), and when that call reports
  * more jobs ready, it fills its other free slots in one more call ({@code moveManyToActive}). When the queue is
- * empty it
- * blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or the next
- * delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
+ * empty it blocks on the marker ({@code BZPOPMIN}) on a connection of its own, until a producer signals a job or
+ * the next delayed job is due. No busy polling: an idle worker makes one blocking call per drainDelay.
  */
 final class FetchLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(FetchLoop.class);
