@@ -57,7 +57,7 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
   local counter = redis.call("INCR", KEYS[2])
   local jobId = customId
   if jobId == "" then
-    jobId = tostring(counter)
+    jobId = string.format("%d", counter)
   elseif redis.call("EXISTS", base .. jobId) == 1 then
     redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "duplicated", "jobId", jobId)
     return jobId, 0
@@ -81,8 +81,9 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
   local delayMs = tonumber(delay)
   if delayMs > 0 then
     local runAt = tonumber(timestamp) + delayMs
-    redis.call("ZADD", KEYS[6], nextDelayedScore(runAt), jobId)
-    redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId, "delay", runAt)
+    redis.call("ZADD", KEYS[6], numText(nextDelayedScore(runAt)), jobId)
+    redis.call("XADD", KEYS[8], "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId, "delay",
+      numText(runAt))
     delayedAdded = true
   else
     pushReady(KEYS[3], KEYS[4], KEYS[5], jobId, priority, lifo == "1")

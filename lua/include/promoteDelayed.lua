@@ -10,17 +10,19 @@ local function promoteDueJobs(k, base, now, meta)
   if #due == 0 then
     return
   end
+  -- all of them out of delayed in one command, as BullMQ does
+  redis.call("ZREM", k.delayed, unpack(due))
   for _, jobId in ipairs(due) do
     local jobKey = base .. jobId
-    redis.call("ZREM", k.delayed, jobId)
-    local problem = jobKeyProblem(jobKey)
+    -- one read checks the key (readSoundJob: TYPE only when the hash has no timestamp) and brings the priority
+    local problem, values = readSoundJob(jobKey, 0, "priority")
     if problem then
       setAsideDamaged(jobKey, jobId, k.failed, k.events, meta.maxLen, "delayed", problem, now)
     else
-      local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
+      local priority = tonumber(values[1]) or 0
       -- a promoted job joins the back of its lane, as in BullMQ
       pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
-      redis.call("HSET", jobKey, "delay", 0)
+      redis.call("HSET", jobKey, "delay", "0")
       redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "waiting", "jobId", jobId,
         "prev", "delayed")
     end

@@ -41,6 +41,15 @@ local function pausedOrMaxed(meta, activeKey)
   return false
 end
 
+-- A number as the text redis.call would send for it: an integer through "%d", which gives the digits "%.17g" gives
+-- below 1e17 without the floating-point printing that costs Redis about 0.3 us per argument; anything else as is.
+local function numText(n)
+  if n == math.floor(n) and n > -1e17 and n < 1e17 then
+    return string.format("%d", n)
+  end
+  return n
+end
+
 -- Member "0" (score 0) tells a blocked worker that a job is ready.
 local function addReadyMarker(markerKey)
   redis.call("ZADD", markerKey, "0", "0")
@@ -53,9 +62,9 @@ end
 
 -- Member "1" carries the due time (ms) of the earliest delayed job.
 local function addDelayMarker(markerKey, delayedKey)
-  local first = redis.call("ZRANGE", delayedKey, 0, 0, "WITHSCORES")
+  local first = redis.call("ZRANGE", delayedKey, "0", "0", "WITHSCORES")
   if first[2] then
-    redis.call("ZADD", markerKey, math.floor(tonumber(first[2]) / 4096), "1")
+    redis.call("ZADD", markerKey, numText(math.floor(tonumber(first[2]) / 4096)), "1")
   end
 end
 

@@ -1,4 +1,5 @@
--- Putting a job where workers take it: wait (FIFO or LIFO) or prioritized (by priority, FIFO within one).
+-- Putting a job where workers take it: wait (FIFO or LIFO) or prioritized (by priority, FIFO within one). Needs
+-- queueState (numText).
 
 local function pushReady(waitKey, prioritizedKey, pcKey, jobId, priority, lifo)
   priority = tonumber(priority) or 0
@@ -16,7 +17,8 @@ end
 local function delayedScore(delayedKey, runAt)
   local low = runAt * 4096
   local high = low + 4095
-  local last = redis.call("ZREVRANGEBYSCORE", delayedKey, high, low, "WITHSCORES", "LIMIT", 0, 1)
+  local last = redis.call("ZREVRANGEBYSCORE", delayedKey, numText(high), numText(low), "WITHSCORES", "LIMIT", "0",
+    "1")
   if last[2] then
     return math.min(tonumber(last[2]) + 1, high)
   end

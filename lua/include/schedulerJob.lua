@@ -73,14 +73,14 @@ local function addIteration(base, jobId, name, data, opts, now, delay, scheduler
   opts["jobId"] = jobId
   local priority = tonumber(opts["priority"]) or 0
   local jobKey = base .. jobId
-  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(opts), "timestamp", now,
-    "delay", delay, "priority", priority, "rjk", schedulerId)
+  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(opts), "timestamp", numText(now),
+    "delay", numText(delay), "priority", numText(priority), "rjk", schedulerId)
   redis.call("XADD", base .. "events", "*", "event", "added", "jobId", jobId, "name", name)
   if delay > 0 then
     local runAt = now + delay
-    redis.call("ZADD", base .. "delayed", delayedScore(base .. "delayed", runAt), jobId)
+    redis.call("ZADD", base .. "delayed", numText(delayedScore(base .. "delayed", runAt)), jobId)
     redis.call("XADD", base .. "events", "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId,
-      "delay", runAt)
+      "delay", numText(runAt))
     addDelayMarker(base .. "marker", base .. "delayed")
   else
     pushReady(base .. "wait", base .. "prioritized", base .. "pc", jobId, priority, opts["lifo"] == true)
@@ -177,10 +177,11 @@ local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, no
     return true
   end
   local nextMillis = everyNextMillis(prevMillis, every, now, attrs[5] or r["offset"] or 0, attrs[4] or nil)
-  if producerId ~= "repeat:" .. schedulerId .. ":" .. prevMillis then
+  if producerId ~= "repeat:" .. schedulerId .. ":" .. numText(prevMillis) then
     return true
   end
-  local jobId = "repeat:" .. schedulerId .. ":" .. nextMillis
+  local nextText = numText(nextMillis)
+  local jobId = "repeat:" .. schedulerId .. ":" .. nextText
   if redis.call("EXISTS", base .. jobId) == 1 then
     redis.call("XADD", base .. "events", "MAXLEN", "~", meta.maxLen, "*", "event", "duplicated", "jobId", jobId)
     return true
@@ -189,8 +190,8 @@ local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, no
   if type(redis.pcall("INCR", base .. "id")) == "table" then
     return false
   end
-  redis.call("ZADD", repeatKey, nextMillis, schedulerId)
-  redis.call("HINCRBY", schedulerKey, "ic", 1)
+  redis.call("ZADD", repeatKey, nextText, schedulerId)
+  redis.call("HINCRBY", schedulerKey, "ic", "1")
   addIteration(base, jobId, attrs[1], attrs[2] or "{}", opts, now, math.max(0, nextMillis - now), schedulerId,
     meta.maxLen, meta)
   return true

@@ -98,18 +98,26 @@ class DamagedJobTest {
     }
 
     @Test
-    void aDelayedIdWithoutAHashIsRemovedWhenDue() throws Exception {
+    void aDelayedIdWithoutAHashOrWithAForeignKeyIsSetAsideWhenDue() throws Exception {
         String q = queueName("delayed-no-hash");
         try (Queue queue = new Queue(q, queueOptions())) {
             Job gone = queue.add("gone", Map.of(), JobOptions.builder().delay(Duration.ofMillis(200)).build());
+            Job deleted = queue.add("deleted", Map.of(), JobOptions.builder().delay(Duration.ofMillis(200)).build());
             Job fine = queue.add("fine", Map.of(), JobOptions.builder().delay(Duration.ofMillis(300)).build());
             redis().set(key(q, gone.id()), "clobbered");
+            redis().del(key(q, deleted.id()));
             try (Worker worker = new Worker(q, j -> null, workerOptions().build())) {
                 eventually(Duration.ofSeconds(15), () -> redis().zscore(key(q, "completed"), fine.id()) != null,
                         "the next delayed job runs");
             }
             assertNotNull(redis().zscore(key(q, "failed"), gone.id()), "the clobbered job is in failed");
             assertNull(redis().zscore(key(q, "delayed"), gone.id()));
+            assertNull(redis().zscore(key(q, "delayed"), deleted.id()));
+            assertNull(redis().zscore(key(q, "failed"), deleted.id()), "no hash: nothing to fail");
+            List<Map<String, String>> removed = events(q, "removed", deleted.id());
+            assertEquals(1, removed.size(), "the id without a hash leaves with one removed event");
+            assertEquals("delayed", removed.get(0).get("prev"));
+            assertEquals(0L, redis().exists(key(q, deleted.id())), "no partial hash was written");
         }
     }
 
