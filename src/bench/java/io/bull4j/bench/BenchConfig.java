@@ -48,6 +48,8 @@ final class BenchConfig {
     final String out;
     final int payloadBytes;
     final String jfr;
+    /** latency mode: the last run's per-job times are written to this file (see LatencyRuns), or null. */
+    final String latencyDump;
     // scale and idle modes (no Node counterpart)
     final int scaleRuns;
     final int scaleN;
@@ -111,6 +113,7 @@ final class BenchConfig {
         out = raw.containsKey("out") ? raw.get("out") : env.get("BENCH_OUT");
         payloadBytes = num("payload-bytes", 0);
         jfr = raw.get("jfr");
+        latencyDump = raw.get("latency-dump");
         scaleRuns = num("scale-runs", 1);
         scaleN = num("scale-n", quick ? 20000 : 1_000_000);
         scaleConc = num("scale-conc", 10);

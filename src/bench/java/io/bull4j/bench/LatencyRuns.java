@@ -65,6 +65,7 @@ final class LatencyRuns {
                 Sleep.ms(200); // as the Node side: let the worker reach its blocking fetch
                 double[] addLat = new double[total];
                 double[] complLat = new double[total];
+                long[] wall = b.cfg.latencyDump != null ? new long[total] : null; // wall clock of each add
                 Measure.Snapshot m = null;
                 for (int i = 0; i < total; i++) {
                     if (i == warmup) {
@@ -73,6 +74,9 @@ final class LatencyRuns {
                     CompletableFuture<Double> done = new CompletableFuture<>();
                     waiters.set(i, done);
                     double t0 = nowMs();
+                    if (wall != null) {
+                        wall[i] = System.currentTimeMillis();
+                    }
                     Map<String, Object> data = new LinkedHashMap<>();
                     data.put("i", i);
                     data.put("t0", t0);
@@ -85,6 +89,9 @@ final class LatencyRuns {
                 for (int i = 0; i < total; i++) {
                     start[i] = Double.longBitsToDouble(startLat.get(i));
                 }
+                if (wall != null) {
+                    dump(wall, start, complLat, addLat);
+                }
                 return new Run().put("jobs", n).put("jobs_per_s", n / cost.get("wall_s"))
                         .putAll(Stats.dist(Arrays.copyOfRange(addLat, warmup, total), "add_call"))
                         .putAll(Stats.dist(Arrays.copyOfRange(start, warmup, total), "start"))
@@ -94,6 +101,19 @@ final class LatencyRuns {
                 worker.close();
             }
         }
+    }
+
+    /**
+     * --latency-dump: one line per job (warm-up jobs included, index first): index, wall clock of the add (ms),
+     * add to start, add to completed event, the add call (ms), to line a slow job up with a GC or JIT log.
+     */
+    private void dump(long[] wall, double[] start, double[] completed, double[] add) throws java.io.IOException {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < wall.length; i++) {
+            sb.append(i).append(' ').append(wall[i]).append(' ').append(start[i]).append(' ').append(completed[i])
+                    .append(' ').append(add[i]).append('\n');
+        }
+        java.nio.file.Files.writeString(java.nio.file.Path.of(b.cfg.latencyDump), sb);
     }
 
     /**

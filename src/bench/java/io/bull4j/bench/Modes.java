@@ -29,8 +29,10 @@ final class Modes {
      * delayed jobs), so that the JIT has compiled them before the first measured run: the per-variant warm-up of
      * 2,000 jobs that suits V8 left the first measured c=10 run of a fresh JVM at about twice the CPU per job of
      * later runs. The sequential latency path (add, fetch after a blocking wait, finish, the completed event read)
-     * gets a quarter of n: with the 1,000 it had, C2 was still compiling during the measured windows, which set
-     * that variant's p99 (JIT threads took ~15 % of a core in the window; see docs/benchmarks.md).
+     * gets n when the latency mode is to be measured, else a quarter of n: a method called once per job reaches
+     * C2's threshold (about 15,000 calls) only after that many jobs, and with 1,000, then 5,000, C2 was still
+     * compiling those methods during the measured window, where the jobs started next to a compilation made half
+     * of that variant's p99 (see docs/benchmarks.md).
      */
     void jitWarmup(int n) throws Exception {
         if (n <= 0) {
@@ -42,7 +44,7 @@ final class Modes {
         thr.process(n, 10, "remove");
         thr.add(n / 2, cfg.addInflight);
         thr.add(Math.min(n / 10, 2000), 1);
-        lat.latency(n / 4, 0);
+        lat.latency(cfg.modes.contains("latency") ? n : n / 4, 0);
         lat.delayed(n / 2, cfg.delayedConc, 1000);
         Log.log(String.format("JIT warm-up (%d jobs per path, discarded, %.1f s)", n, (System.nanoTime() - t) / 1e9));
     }
