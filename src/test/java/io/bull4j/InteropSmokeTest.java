@@ -37,8 +37,7 @@ class InteropSmokeTest {
         Worker worker = new Worker(q, job -> {
             Order order = job.data(Order.class);
             return Map.of("total", order.qty() * 10, "sku", order.sku());
-        }, workerOptions().build());
-        worker.addListener(new WorkerListener() {
+        }, workerOptions().build(), new WorkerListener() { // registered before the worker starts: none is missed
             @Override
             public void onCompleted(Job job, Object result) {
                 done.complete(job);

@@ -75,8 +75,8 @@ class TelemetryHookTest {
                         "nothing stored for the trace");
                 CompletableFuture<Void> done = new CompletableFuture<>();
                 AtomicInteger completed = new AtomicInteger();
-                Worker worker = new Worker(q, j -> "ok", workerOptions().telemetry(hook).build());
-                worker.addListener(new WorkerListener() {
+                // registered before the worker starts: one added after could miss a job finished in between
+                Worker worker = new Worker(q, j -> "ok", workerOptions().telemetry(hook).build(), new WorkerListener() {
                     @Override
                     public void onCompleted(Job job, Object result) {
                         if (completed.incrementAndGet() == 3) {

@@ -29,7 +29,7 @@ class WorkerRetryTest {
         Recorder rec = new Recorder();
         try (Queue queue = new Queue(q, queueOptions())) {
             Job job = queue.add("j", Map.of(), JobOptions.builder().attempts(3).build());
-            Worker worker = new Worker(q, failing(), workerOptions().build()).addListener(rec);
+            Worker worker = new Worker(q, failing(), workerOptions().build(), rec); // rec sees every attempt
             try {
                 eventually(WAIT, () -> redis().zscore(key(q, "failed"), job.id()) != null, "job failed");
             } finally {
@@ -68,8 +68,7 @@ class WorkerRetryTest {
                     throw new IllegalStateException("boom " + j.attemptsMade());
                 }
                 return 7;
-            }, workerOptions().build());
-            worker.addListener(new WorkerListener() {
+            }, workerOptions().build(), new WorkerListener() { // registered before the worker starts
                 @Override
                 public void onFailed(Job job, Throwable error) {
                     seen.add("failed atm=" + job.attemptsMade() + " reason=" + job.failedReason()
