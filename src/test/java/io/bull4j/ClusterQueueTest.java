@@ -70,14 +70,14 @@ class ClusterQueueTest {
             Job job = queue.add("welcome", Map.of("to", "ana@example.com"));
             assertEquals(List.of(job.id()), redis().lrange(key(prefix, q, "wait"), 0, -1));
             CompletableFuture<Object> done = new CompletableFuture<>();
+            // the listener goes to the constructor: added after it, it could miss the job already waiting
             Worker worker = new Worker(q, j -> Map.of("sent", j.data(Map.class).get("to")),
-                    workerOptions(prefix).build());
-            worker.addListener(new WorkerListener() {
-                @Override
-                public void onCompleted(Job j, Object result) {
-                    done.complete(result);
-                }
-            });
+                    workerOptions(prefix).build(), new WorkerListener() {
+                        @Override
+                        public void onCompleted(Job j, Object result) {
+                            done.complete(result);
+                        }
+                    });
             try {
                 assertEquals(Map.of("sent", "ana@example.com"), await(done));
             } finally {
@@ -119,8 +119,7 @@ class ClusterQueueTest {
                     throw new IllegalStateException("boom " + runs.get());
                 }
                 return "ok";
-            }, workerOptions(PREFIX).build());
-            worker.addListener(new WorkerListener() {
+            }, workerOptions(PREFIX).build(), new WorkerListener() {
                 @Override
                 public void onCompleted(Job j, Object result) {
                     done.complete(j);

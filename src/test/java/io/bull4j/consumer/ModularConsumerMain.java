@@ -44,18 +44,19 @@ public final class ModularConsumerMain {
             queue.add("greet", new Greeting("ana"));
             CompletableFuture<Object> done = new CompletableFuture<>();
             Worker worker = new Worker(args[1], job -> Map.of("greeted", job.data(Greeting.class).to()),
-                    WorkerOptions.builder().connection(redis).drainDelay(Duration.ofSeconds(1)).build());
-            worker.addListener(new WorkerListener() {
-                @Override
-                public void onCompleted(Job job, Object result) {
-                    done.complete(result);
-                }
+                    WorkerOptions.builder().connection(redis).drainDelay(Duration.ofSeconds(1)).build(),
+                    // given to the constructor: added after it, the listener could miss the job already waiting
+                    new WorkerListener() {
+                        @Override
+                        public void onCompleted(Job job, Object result) {
+                            done.complete(result);
+                        }
 
-                @Override
-                public void onFailed(Job job, Throwable error) {
-                    done.completeExceptionally(error);
-                }
-            });
+                        @Override
+                        public void onFailed(Job job, Throwable error) {
+                            done.completeExceptionally(error);
+                        }
+                    });
             try {
                 System.out.println("completed=" + done.get(30, TimeUnit.SECONDS));
             } finally {
