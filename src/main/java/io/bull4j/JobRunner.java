@@ -68,7 +68,7 @@ final class JobRunner {
         this.bus = bus;
         this.tokens = tokens;
         this.schedulers = new JobSchedulers(ctx);
-        this.batcher = opts.concurrency() > 1 ? new FinishBatcher(ctx) : null;
+        this.batcher = opts.concurrency() > 1 ? new FinishBatcher(ctx, opts.concurrency()) : null;
     }
 
     /** A job's finish: in its own call, or with the other finishes ready at the same time. */
