@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The per-job events are queued only when some listener overrides their method; every event is delivered, in order,
- * on the event thread, whether it wakes that thread or is collected by its timed sleep during a burst.
+ * on the event thread, and none is left behind when the thread goes idle between bursts or the bus closes.
  */
 class ListenerBusTest {
     private static final class CompletedOnly implements WorkerListener {
@@ -123,8 +123,8 @@ class ListenerBusTest {
 
     @Test
     void anEventAfterAnyMixOfBurstsAndPausesIsDeliveredWithoutAnotherEmit() throws Exception {
-        // a lost wake-up (an event queued as the thread goes to sleep) would leave a round undelivered: its wait
-        // then fails. Bursts send the thread into its timed sleeps; waiting for each round lets it fall asleep.
+        // a lost wake-up (an event queued as the thread goes idle) would leave a round undelivered: its wait then
+        // fails. Waiting for each round lets the thread go idle between bursts of 1 to 4 events.
         ListenerBus bus = new ListenerBus("q");
         Random random = new Random(42);
         try {
