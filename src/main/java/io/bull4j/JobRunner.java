@@ -15,16 +15,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Runs fetched jobs on the processor executor and writes their outcome. Finishing a job also fetches the next
- * one in the same Redis call, which then runs on the same thread and slot: a busy worker makes about one round
- * trip per job. A job fetched while the worker is closing is given back to wait unstarted.
+ * one in the same Redis call, which then runs in the same slot: a busy worker makes about one round trip per job.
+ * At concurrency 1 the thread waits for that answer and runs the next job itself; above 1 the finishes go in
+ * batches ({@link FinishBatcher}), and the thread goes on to other ready work while its finish is in flight: the
+ * answer comes back as work of its own ({@link ReadyWork}), handled by whichever processor thread is free. A job
+ * fetched while the worker is closing is given back to wait unstarted.
  */
 final class JobRunner {
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
@@ -32,7 +36,6 @@ final class JobRunner {
     private final QueueContext ctx;
     private final WorkerOptions opts;
     private final Processor processor;
-    private final ExecutorService executor;
     private final Slots slots;
     private final LockRenewer locks;
     private final OutcomeWrites outcomes;
@@ -42,6 +45,10 @@ final class JobRunner {
     private final JobSchedulers schedulers;
     /** With concurrency above 1, the finishes ready together go in one call; null: each in its own. */
     private final FinishBatcher batcher;
+    /** Fetched jobs, and finishes' answers, waiting for a processor thread. */
+    private final ReadyWork work;
+    /** What runOne returns when the job's finish is in flight and its answer will be handled as work of its own. */
+    private static final FetchedJob DETACHED = FetchedJob.of("(answer pending)", Map.of());
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
     /** Jobs whose thread close(timeout) interrupted: their failure is the shutdown's, not theirs. */
     private final Set<String> interruptedByClose = ConcurrentHashMap.newKeySet();
@@ -61,7 +68,6 @@ final class JobRunner {
         this.ctx = ctx;
         this.opts = opts;
         this.processor = processor;
-        this.executor = executor;
         this.slots = slots;
         this.locks = locks;
         this.outcomes = new OutcomeWrites(ctx, locks);
@@ -69,6 +75,7 @@ final class JobRunner {
         this.tokens = tokens;
         this.schedulers = new JobSchedulers(ctx);
         this.batcher = opts.concurrency() > 1 ? new FinishBatcher(ctx, opts.concurrency()) : null;
+        this.work = new ReadyWork(executor, ctx.link.timer());
     }
 
     /** A job's finish: in its own call, or with the other finishes ready at the same time. */
@@ -96,23 +103,32 @@ final class JobRunner {
     void dispatch(FetchedJob fetched, String token) {
         locks.track(fetched.id(), token);
         queued.put(fetched.id(), token);
-        try {
-            executor.execute(() -> {
+        work.submit(new ReadyWork.Item() {
+            @Override
+            public void run() {
                 // a close may have given the job back while it waited for a thread
                 if (queued.remove(fetched.id(), token)) {
-                    runChain(fetched, token);
+                    runChain(fetched, token, new AtomicBoolean(true));
                 }
-            });
-        } catch (RejectedExecutionException e) {
-            if (queued.remove(fetched.id(), token)) {
-                giveBack(fetched.id(), token);
-                slots.release();
             }
-        }
+
+            @Override
+            public void reject() {
+                if (queued.remove(fetched.id(), token)) {
+                    giveBackLater(fetched.id(), token);
+                    slots.release();
+                }
+            }
+        });
     }
 
-    private void runChain(FetchedJob fetched, String token) {
-        AtomicBoolean slot = new AtomicBoolean(true); // cleared by whoever frees it: this chain, or a let-go
+    /**
+     * Runs the job and the successors its finishes fetch, in {@code slot} (cleared by whoever frees it: this chain,
+     * or a let-go), until a finish fetches none or its answer is left to a thread of its own ({@link #DETACHED}).
+     * A null {@code fetched} (a finish that asked for nothing, or failed) only frees the slot.
+     */
+    private void runChain(FetchedJob fetched, String token, AtomicBoolean slot) {
+        boolean detached = false;
         try {
             while (fetched != null && fetched.isPresent()) {
                 if (closing) {
@@ -136,6 +152,10 @@ final class JobRunner {
                 }
                 String nextToken = tokens.next();
                 fetched = runOne(job, nextToken, slot);
+                if (fetched == DETACHED) {
+                    detached = true; // the answer's handling owns the slot now
+                    return;
+                }
                 token = nextToken;
                 if (fetched != null && fetched.isPresent()) {
                     locks.track(fetched.id(), token);
@@ -149,7 +169,7 @@ final class JobRunner {
                 queueDrained.accept(fetched.nextDelayedMs());
             }
         } finally {
-            if (slot.compareAndSet(true, false)) {
+            if (!detached && slot.compareAndSet(true, false)) {
                 slots.release();
             }
         }
@@ -229,6 +249,7 @@ final class JobRunner {
         running.put(job.id(), Thread.currentThread());
         JobControl.Run run = control.start(job, Thread.currentThread(), slot);
         boolean late = false;
+        boolean detached = false;
         Telemetry.Span span = opts.telemetry() == null ? null
                 : Traces.startProcess(opts.telemetry(), job, tokens.workerId(), opts.name());
         Telemetry.Scope scope = null;
@@ -278,7 +299,9 @@ final class JobRunner {
             if (run.cancellation.isCancelled()) {
                 return fail(job, run.failure(null), nextToken); // cancelled: the attempt fails whatever it returned
             }
-            return complete(job, result, nextToken);
+            FetchedJob next = complete(job, result, nextToken, span == null ? slot : null);
+            detached = next == DETACHED;
+            return next;
         } catch (RuntimeException e) {
             log.warn("could not record the outcome of job {} on queue {}", job.id(), ctx.name(), e);
             bus.emit(l -> l.onError(e));
@@ -290,12 +313,19 @@ final class JobRunner {
                 Traces.endProcess(span, job, ctx.now());
             }
             running.remove(job.id(), Thread.currentThread());
-            if (!late) { // a job let go was accounted for then (it may even run here again by now)
-                interruptedByClose.remove(job.id());
-                locks.forget(job.id());
-                finished.incrementAndGet();
+            // a job let go was accounted for then (it may even run here again by now); one whose finish is in
+            // flight is accounted for when its answer is handled (its lease must last while the finish is retried)
+            if (!late && !detached) {
+                accountFor(job);
             }
         }
+    }
+
+    /** The last bookkeeping of an attempt whose processor ended and whose outcome was written or given up. */
+    private void accountFor(Job job) {
+        interruptedByClose.remove(job.id());
+        locks.forget(job.id());
+        finished.incrementAndGet();
     }
 
     /**
@@ -350,7 +380,12 @@ final class JobRunner {
         locks.untrack(job.id());
     }
 
-    private FetchedJob complete(Job job, Object result, String nextToken) {
+    /**
+     * Writes the completion, and returns the job it fetched; or, with a batcher and a {@code slot} to hand on,
+     * {@link #DETACHED}: the finish is sent, and its answer is handled as ready work of its own
+     * ({@link FinishAnswer}), so that this thread can take other work meanwhile.
+     */
+    private FetchedJob complete(Job job, Object result, String nextToken, AtomicBoolean slot) {
         String json;
         try {
             json = Json.write(ctx.mapper, result, "returnvalue");
@@ -359,10 +394,85 @@ final class JobRunner {
         }
         MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), true, json);
         r.nextToken = fetchNext() ? nextToken : null;
+        if (batcher != null && slot != null) {
+            long sent = System.nanoTime();
+            CompletableFuture<FetchedJob> first = batcher.finish(r);
+            FinishAnswer answer = new FinishAnswer(job, result, json, r, first, sent, nextToken, slot);
+            first.whenComplete((next, error) -> work.submit(answer));
+            return DETACHED;
+        }
+        return completed(job, result, json, r, nextToken, () -> finishCall(r), System.nanoTime());
+    }
+
+    /**
+     * The answer to a completion sent by {@link #complete} without waiting: handled on a processor thread as the
+     * waiting thread would have handled it (a finish that failed unapplied is tried again from here), then the job
+     * it fetched runs in the same slot.
+     */
+    private final class FinishAnswer implements ReadyWork.Item {
+        private final Job job;
+        private final Object result;
+        private final String json;
+        private final MoveToFinished.Request request;
+        private final CompletableFuture<FetchedJob> first;
+        private final long sent;
+        private final String nextToken;
+        private final AtomicBoolean slot;
+
+        FinishAnswer(Job job, Object result, String json, MoveToFinished.Request request,
+                     CompletableFuture<FetchedJob> first, long sent, String nextToken, AtomicBoolean slot) {
+            this.job = job;
+            this.result = result;
+            this.json = json;
+            this.request = request;
+            this.first = first;
+            this.sent = sent;
+            this.nextToken = nextToken;
+            this.slot = slot;
+        }
+
+        @Override
+        public void run() {
+            FetchedJob next = null;
+            AtomicBoolean firstTry = new AtomicBoolean(true);
+            try {
+                next = completed(job, result, json, request, nextToken,
+                        () -> firstTry.getAndSet(false) ? first : finishCall(request), sent);
+            } catch (RuntimeException e) {
+                log.warn("could not record the outcome of job {} on queue {}", job.id(), ctx.name(), e);
+                bus.emit(l -> l.onError(e));
+            } finally {
+                accountFor(job);
+            }
+            if (next != null && next.isPresent()) {
+                locks.track(next.id(), nextToken, sent); // its lock was taken no earlier than the finish was sent
+            }
+            runChain(next, nextToken, slot);
+        }
+
+        @Override
+        public void reject() {
+            locks.forget(job.id());
+            FetchedJob next = first.getNow(null);
+            if (next != null && next.isPresent()) {
+                giveBackLater(next.id(), nextToken);
+            }
+            if (slot.compareAndSet(true, false)) {
+                slots.release();
+            }
+        }
+    }
+
+    /**
+     * The completion's write (retried as {@link OutcomeWrites#write} does, {@code call} giving each try) and what
+     * follows it: the listeners, or a failure when a parent may not complete yet.
+     */
+    private FetchedJob completed(Job job, Object result, String json, MoveToFinished.Request r, String nextToken,
+                                 Supplier<CompletionStage<FetchedJob>> call, long firstSent) {
         FetchedJob next;
         try {
-            next = outcomes.write(job, "moveToCompleted", () -> finishCall(r),
-                    sent -> outcomes.finishApplied(job, r, sent));
+            next = outcomes.write(job, "moveToCompleted", call, sent -> outcomes.finishApplied(job, r, sent),
+                    firstSent);
         } catch (JobException e) {
             // a parent of a flow may not complete with children pending (an attempt that failed, as in BullMQ) or
             // after a child failed it (failParentOnFailure: no retry)
@@ -447,6 +557,21 @@ final class JobRunner {
 
     private boolean fetchNext() {
         return !closing && !paused && !noFetchNext;
+    }
+
+    /** giveBack without waiting for Redis, for where no thread may wait (the stalled check recovers a failure). */
+    private void giveBackLater(String jobId, String token) {
+        try {
+            MoveToWait.run(ctx.scripts(), ctx.keys, jobId, token).whenComplete((v, e) -> {
+                if (e != null) {
+                    log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
+        } finally {
+            locks.forget(jobId);
+        }
     }
 
     private void giveBack(String jobId, String token) {

@@ -49,8 +49,12 @@ final class OutcomeWrites {
      * the stalled check took the job), never as the job's outcome.
      */
     <T> T write(Job job, String what, Supplier<CompletionStage<T>> call, Recognition<T> recognise) {
+        return write(job, what, call, recognise, System.nanoTime());
+    }
+
+    /** {@link #write}, whose first try was sent at {@code firstSent} ({@link System#nanoTime()}), maybe earlier. */
+    <T> T write(Job job, String what, Supplier<CompletionStage<T>> call, Recognition<T> recognise, long firstSent) {
         RedisException unknown = null;
-        long firstSent = System.nanoTime();
         for (int attempt = 1; ; attempt++) {
             try {
                 return ctx.await(call.get(), what);

@@ -13,9 +13,10 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The default executor for processors: a virtual thread per job on Java 21+ (unless
+ * The default executor for processors: a virtual thread per task on Java 21+ (unless
  * {@link WorkerOptions#virtualThreads()} is off), else a pool of {@code concurrency} platform threads (more only while
- * a cancelled processor that was let go still runs).
+ * a cancelled processor that was let go still runs, or for a moment when {@link ReadyWork} asks for one more thread
+ * than it needed). A task runs ready jobs one after another ({@link ReadyWork}).
  *
  * <p>The library is compiled for Java 17, so the Java 21 API is reached by reflection, on the public types only:
  * {@code Thread.ofVirtual()} and the methods of the public interface {@code Thread.Builder}. Looking the methods

@@ -522,8 +522,10 @@ public final class WorkerOptions {
         /**
          * The executor that runs processors. Default: none, so that bull4j runs each job on a virtual thread on Java 21+
          * (unless {@link #virtualThreads(boolean) virtualThreads(false)}) and on a pool of {@code concurrency} platform
-         * threads otherwise, and shuts that down on close. bull4j never shuts down an executor it did not create; at most
-         * {@code concurrency} jobs are handed to it at once.
+         * threads otherwise, and shuts that down on close. bull4j never shuts down an executor it did not create. Each
+         * task bull4j hands it runs ready jobs one after another until none is left; at most {@code concurrency} jobs
+         * run at once (the tasks may now and then be one more, which finds nothing to do). When the executor refuses
+         * a task while not shut down (a full bounded pool), bull4j asks again a few ms later.
          *
          * @param executor the executor, or null for bull4j's own
          * @return this builder

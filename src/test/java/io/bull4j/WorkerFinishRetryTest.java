@@ -2,7 +2,8 @@ package io.bull4j;
 
 import io.bull4j.support.RedisTestServer;
 import io.lettuce.core.KillArgs;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -21,13 +22,15 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * A worker's finish sent while its command connection is down (killed by CLIENT KILL, not reconnected yet) fails
  * as not applied; it is retried once the connection is back, so the job completes once and is never recovered as
- * stalled.
+ * stalled. At concurrency 1 the processor's thread waits for the finish's answer and retries; above 1 the finish
+ * goes through the batcher and its answer is handled, and the retry made, by whichever processor thread is free.
  */
 class WorkerFinishRetryTest {
     private static final Duration WAIT = Duration.ofSeconds(40);
 
-    @Test
-    void aFinishOnAKilledConnectionIsRetriedAndTheJobRunsOnce() throws Exception {
+    @ParameterizedTest(name = "concurrency {0}")
+    @ValueSource(ints = {1, 4})
+    void aFinishOnAKilledConnectionIsRetriedAndTheJobRunsOnce(int concurrency) throws Exception {
         Set<String> before = clientIds();
         // the reconnect waits 2 s: the finish is certainly sent while the connection is down
         ConnectionOptions slowReconnect = ConnectionOptions.builder()
@@ -45,7 +48,7 @@ class WorkerFinishRetryTest {
                         assertTrue(release.await(30, TimeUnit.SECONDS), "released");
                     }
                     return "done";
-                }, WorkerOptions.builder().connection(conn).drainDelay(Duration.ofSeconds(1))
+                }, WorkerOptions.builder().connection(conn).concurrency(concurrency).drainDelay(Duration.ofSeconds(1))
                         .lockDuration(Duration.ofSeconds(10)).stalledInterval(Duration.ofSeconds(1)).build());
                 worker.addListener(rec);
                 try {
