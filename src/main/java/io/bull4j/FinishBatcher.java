@@ -38,6 +38,14 @@ final class FinishBatcher {
         this.secondCallAt = concurrency / 2 < MoveManyToFinished.MAX ? Math.max(2, concurrency / 2) : 0;
     }
 
+    /**
+     * Whether this worker's finishes go in whole batches only (concurrency 40 and up): the answers then come about
+     * 20 at a time, and are worth handing to whichever thread is free rather than waking one thread each.
+     */
+    boolean wholeBatches() {
+        return secondCallAt == 0;
+    }
+
     private record Pending(MoveToFinished.Request request, CompletableFuture<FetchedJob> result) {
     }
 

@@ -25,10 +25,10 @@ import java.util.function.Supplier;
 /**
  * Runs fetched jobs on the processor executor and writes their outcome. Finishing a job also fetches the next
  * one in the same Redis call, which then runs in the same slot: a busy worker makes about one round trip per job.
- * At concurrency 1 the thread waits for that answer and runs the next job itself; above 1 the finishes go in
- * batches ({@link FinishBatcher}), and the thread goes on to other ready work while its finish is in flight: the
- * answer comes back as work of its own ({@link ReadyWork}), handled by whichever processor thread is free. A job
- * fetched while the worker is closing is given back to wait unstarted.
+ * The thread waits for that answer and runs the next job itself; except at concurrency 40 and up, where the
+ * finishes go in whole batches ({@link FinishBatcher#wholeBatches}): there the thread goes on to other ready work
+ * while its finish is in flight, and the answer comes back as work of its own ({@link ReadyWork}), handled by
+ * whichever processor thread is free. A job fetched while the worker is closing is given back to wait unstarted.
  */
 final class JobRunner {
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
@@ -47,6 +47,12 @@ final class JobRunner {
     private final FinishBatcher batcher;
     /** Fetched jobs, and finishes' answers, waiting for a processor thread. */
     private final ReadyWork work;
+    /**
+     * Whether a completion's answer is left to whichever thread is free ({@link FinishAnswer}). Only where answers
+     * come in whole batches: at concurrency 100 that cut the JVM's CPU per job by half; at 10, where a call carries
+     * about 5 finishes, it gained nothing and made flows slower (docs/benchmarks.md, 2026-12-04 night).
+     */
+    private final boolean answersAsWork;
     /** What runOne returns when the job's finish is in flight and its answer will be handled as work of its own. */
     private static final FetchedJob DETACHED = FetchedJob.of("(answer pending)", Map.of());
     private final Map<String, Thread> running = new ConcurrentHashMap<>();
@@ -76,6 +82,7 @@ final class JobRunner {
         this.schedulers = new JobSchedulers(ctx);
         this.batcher = opts.concurrency() > 1 ? new FinishBatcher(ctx, opts.concurrency()) : null;
         this.work = new ReadyWork(executor, ctx.link.timer());
+        this.answersAsWork = batcher != null && batcher.wholeBatches();
     }
 
     /** A job's finish: in its own call, or with the other finishes ready at the same time. */
@@ -381,9 +388,9 @@ final class JobRunner {
     }
 
     /**
-     * Writes the completion, and returns the job it fetched; or, with a batcher and a {@code slot} to hand on,
-     * {@link #DETACHED}: the finish is sent, and its answer is handled as ready work of its own
-     * ({@link FinishAnswer}), so that this thread can take other work meanwhile.
+     * Writes the completion, and returns the job it fetched; or, where {@link #answersAsWork} and with a
+     * {@code slot} to hand on, {@link #DETACHED}: the finish is sent, and its answer is handled as ready work of its
+     * own ({@link FinishAnswer}), so that this thread can take other work meanwhile.
      */
     private FetchedJob complete(Job job, Object result, String nextToken, AtomicBoolean slot) {
         String json;
@@ -394,7 +401,7 @@ final class JobRunner {
         }
         MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), true, json);
         r.nextToken = fetchNext() ? nextToken : null;
-        if (batcher != null && slot != null) {
+        if (answersAsWork && slot != null) {
             long sent = System.nanoTime();
             CompletableFuture<FetchedJob> first = batcher.finish(r);
             FinishAnswer answer = new FinishAnswer(job, result, json, r, first, sent, nextToken, slot);

@@ -1,6 +1,8 @@
 package io.bull4j;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -208,14 +210,15 @@ class FinishBatchTest {
         return h.scriptCalls < n;
     }
 
-    @Test
-    void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete() throws Exception {
-        untilShared(FinishBatchTest::stolenLockRun);
+    // at 40, each completion's answer is handled by whichever processor thread is free (JobRunner.FinishAnswer)
+    @ParameterizedTest(name = "concurrency {0}")
+    @ValueSource(ints = {10, 40})
+    void aStolenLockFailsOnlyItsJobWhileItsBatchMatesComplete(int n) throws Exception {
+        untilShared(attempt -> stolenLockRun(n, attempt));
     }
 
-    private static boolean stolenLockRun(int attempt) throws Exception {
+    private static boolean stolenLockRun(int n, int attempt) throws Exception {
         String q = queueName("fbsteal");
-        int n = 10;
         String stolen = "4";
         Held h = holdAndRelease(q, n, null, () -> redis().set(key(q, stolen + ":lock"), "another-worker"));
         try {
@@ -242,14 +245,14 @@ class FinishBatchTest {
     }
 
     /** A finish that raises a Redis error in the script is reported for its job alone; the others complete. */
-    @Test
-    void aFinishThatErrsInTheScriptLeavesItsBatchMatesComplete() throws Exception {
-        untilShared(FinishBatchTest::erringFinishRun);
+    @ParameterizedTest(name = "concurrency {0}")
+    @ValueSource(ints = {10, 40})
+    void aFinishThatErrsInTheScriptLeavesItsBatchMatesComplete(int n) throws Exception {
+        untilShared(attempt -> erringFinishRun(n, attempt));
     }
 
-    private static boolean erringFinishRun(int attempt) throws Exception {
+    private static boolean erringFinishRun(int n, int attempt) throws Exception {
         String q = queueName("fberr");
-        int n = 10;
         String broken = "6";
         // the deduplication key turned into a hash: releasing it (a GET) raises WRONGTYPE in the finish
         Held h = holdAndRelease(q, n, broken, () -> {
