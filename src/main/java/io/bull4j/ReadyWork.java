@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * VM cost more JVM time than the jobs themselves.
  *
  * <p>An item that may block (a processor) never holds the others back: a thread that takes an item while others
- * wait asks for another thread first, unless a free one will look at the queue. Items run in the order they came.
+ * wait asks for another thread first, unless a free one will look at the queue. Items are taken in the order they
+ * came (on several threads their runs overlap).
  */
 final class ReadyWork {
     private static final Logger log = LoggerFactory.getLogger(ReadyWork.class);

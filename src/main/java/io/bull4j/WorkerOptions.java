@@ -174,7 +174,7 @@ public final class WorkerOptions {
     /** {@return the executor that runs processors, or null for bull4j's own (see {@link Builder#executor})} */
     public ExecutorService executor() { return executor; }
     /**
-     * {@return whether the default executor uses a virtual thread per job when the JVM has them (Java 21+)}
+     * {@return whether the default executor uses virtual threads when the JVM has them (Java 21+)}
      * Ignored when an {@link #executor()} is given.
      */
     public boolean virtualThreads() { return virtualThreads; }

@@ -233,7 +233,16 @@ class ExamplesTest {
     void demoRunsToCompletionAndPrintsTheRetryAsARetry() throws Exception {
         String q = queueName("demo");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        Demo.run(connection(), q, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            Demo.run(connection(), q, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        } catch (IllegalStateException e) {
+            // what the demo printed, and where its jobs are, say which job it waited for
+            throw new AssertionError(e.getMessage() + "; printed: " + printed.toString(StandardCharsets.UTF_8)
+                    + "; active " + redis().lrange("bull:" + q + ":active", 0, -1) + ", wait "
+                    + redis().lrange("bull:" + q + ":wait", 0, -1) + ", delayed "
+                    + redis().zrange("bull:" + q + ":delayed", 0, -1) + ", completed "
+                    + redis().zrange("bull:" + q + ":completed", 0, -1), e);
+        }
         assertEquals(4, redis().zcard("bull:" + q + ":completed"));
         assertEquals("2", redis().hget("bull:" + q + ":4", "atm"), "the flaky job took two attempts");
 
