@@ -41,8 +41,9 @@ final class ProcessorThreads {
             return VIRTUAL.perTaskExecutor(prefix);
         }
         AtomicInteger n = new AtomicInteger();
-        // the worker's slots bound the jobs; the pool may grow past concurrency only for a processor that a
-        // cancellation let go while it still runs, so that its slot is really free for the next job
+        // the worker's slots bound the jobs; the pool may grow past concurrency for a processor that a
+        // cancellation let go while it still runs (so that its slot is really free for the next job), and for a
+        // moment when ReadyWork asks for a thread that then finds nothing to do
         return new ThreadPoolExecutor(concurrency, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> {
                     Thread t = new Thread(r, prefix + n.getAndIncrement());

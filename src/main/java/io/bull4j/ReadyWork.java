@@ -28,8 +28,8 @@ final class ReadyWork {
     interface Item {
         void run();
 
-        /** The executor refused to run threads (it was shut down): undo what {@link #run} would have taken on,
-         * without blocking (this may run on a Redis I/O thread). */
+        /** The executor (or the retry timer) was shut down: undo what {@link #run} would have taken on, without
+         * blocking (this may run on a Redis I/O thread). */
         void reject();
     }
 
@@ -61,19 +61,21 @@ final class ReadyWork {
         } catch (RejectedExecutionException e) {
             free.decrementAndGet();
             if (executor.isShutdown()) {
-                for (Item item = items.poll(); item != null; item = items.poll()) {
-                    item.reject();
-                }
-            } else {
-                // a bounded pool that is full (a user's executor): ask again shortly; the slots bound the work
-                try {
-                    timer.schedule(this::askAgain, RETRY_MS, TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException closed) {
-                    for (Item item = items.poll(); item != null; item = items.poll()) {
-                        item.reject();
-                    }
-                }
+                rejectAll();
+                return;
             }
+            // a bounded pool that is full (a user's executor): ask again shortly; the slots bound the work
+            try {
+                timer.schedule(this::askAgain, RETRY_MS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                rejectAll();
+            }
+        }
+    }
+
+    private void rejectAll() {
+        for (Item item = items.poll(); item != null; item = items.poll()) {
+            item.reject();
         }
     }
 
