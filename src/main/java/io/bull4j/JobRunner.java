@@ -149,7 +149,7 @@ final class JobRunner {
                     // never strand a job under a lock we keep renewing: untracked, it is recovered as stalled
                     log.warn("cannot read job {} of queue {}; leaving it to the stalled check", fetched.id(),
                             ctx.name(), e);
-                    locks.forget(fetched.id());
+                    locks.forget(fetched.id(), token);
                     bus.emit(l -> l.onError(e));
                     return;
                 }
@@ -189,7 +189,7 @@ final class JobRunner {
      * within a stalled interval instead of after the whole lock duration.
      */
     private void leaveToStalledCheck(Job job) {
-        locks.forget(job.id());
+        locks.forget(job.id(), job.token());
         try {
             ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), job.token()),
                     "releaseLock");
@@ -247,7 +247,7 @@ final class JobRunner {
             // worker may run the job already, so it is not started here (the stalled check gives it back if not)
             log.warn("job {} of queue {} not started: its lock may have expired since it was fetched", job.id(),
                     ctx.name());
-            locks.forget(job.id());
+            locks.forget(job.id(), job.token());
             finished.incrementAndGet();
             bus.emit(l -> l.onError(new JobException(ctx.name(), job.id(), JobException.Reason.LOCK_MISSING,
                     "the lock of job " + job.id() + " may have expired before it started: not run")));
@@ -331,7 +331,7 @@ final class JobRunner {
     /** The last bookkeeping of an attempt whose processor ended and whose outcome was written or given up. */
     private void accountFor(Job job) {
         interruptedByClose.remove(job.id());
-        locks.forget(job.id());
+        locks.forget(job.id(), job.token());
         finished.incrementAndGet();
     }
 
@@ -350,7 +350,7 @@ final class JobRunner {
             bus.emit(l -> l.onError(e));
         } finally {
             interruptedByClose.remove(job.id());
-            locks.forget(job.id());
+            locks.forget(job.id(), job.token());
             finished.incrementAndGet();
             if (run.slot.compareAndSet(true, false)) {
                 slots.release();
@@ -459,7 +459,7 @@ final class JobRunner {
 
         @Override
         public void reject() {
-            locks.forget(job.id());
+            accountFor(job);
             FetchedJob next = first.getNow(null);
             if (next != null && next.isPresent()) {
                 giveBackLater(next.id(), nextToken);
@@ -577,7 +577,7 @@ final class JobRunner {
         } catch (RuntimeException e) {
             log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
         } finally {
-            locks.forget(jobId);
+            locks.forget(jobId, token);
         }
     }
 
@@ -587,7 +587,7 @@ final class JobRunner {
         } catch (RuntimeException e) {
             log.warn("could not give job {} back to wait; it will be recovered as stalled", jobId, e);
         } finally {
-            locks.forget(jobId);
+            locks.forget(jobId, token);
         }
     }
 

@@ -60,10 +60,20 @@ final class LockRenewer {
         held.remove(jobId);
     }
 
-    /** Stops renewing and drops the lease: the worker is done with the job, or has given it up. */
+    /** Stops renewing and drops the lease, whatever the token: the worker gives the job up (close). */
     void forget(String jobId) {
         held.remove(jobId);
         leases.remove(jobId);
+    }
+
+    /**
+     * Stops renewing and drops the lease of the job's lock with {@code token}: the worker is done with that attempt.
+     * A lease of another token is kept: the job may already be fetched again (a retry back in wait, taken by another
+     * finish of this worker) before the thread of the attempt before gets here.
+     */
+    void forget(String jobId, String token) {
+        held.remove(jobId, token);
+        leases.computeIfPresent(jobId, (id, old) -> old.token().equals(token) ? null : old);
     }
 
     /** Whether the job's lock with {@code token} can still be this worker's: the lease is known and not over. */
