@@ -8,7 +8,9 @@
 //
 // Usage: node interleave.mjs --port P --pairs 5 --variants process/c10-keep,add/sequential --out-dir DIR
 //                            [--n 50000] [--warmup-n 2000] [--jit-warmup-n 20000] [--baseline DIR]
-//                            [--baseline-label 2ed13ca] [--quick]
+//                            [--baseline-label 2ed13ca] [--quick] [--close]
+// --close keeps each role's process running for a variant (warmed once, then asked for each run), so that a pair's
+// measured windows are seconds apart; without it every run is a fresh process (the JVM with its own JIT warm-up).
 // --baseline takes a comma-separated list of checkouts (roles C, D, ...), --baseline-label as many labels.
 // Issue 10's variants: schedulers/n<N>-c<C>[-remove] (--duration-s, --warmup-s) and limiter/max<M>-c<C> (--windows), each
 // with its own measures in the summary. Issue 11's: flows/add-1x<W>[-inflight<K>] and flows/process-1x<W>-c<C>
@@ -17,7 +19,7 @@
 // through addBulk while a worker runs; N comes from the name, --n does not apply).
 // Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
 // DIR/summary.md; prints the summary too.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +47,10 @@ const WINDOWS = args.windows; // limiter: the measured one-second windows (defau
 const FLOWS = String(args.flows ?? (QUICK ? 100 : 1000)); // flows: the flows of a measured run
 // latency: the counted sequential jobs of a run (each waits for the previous one's completion, so not --n)
 const N_LATENCY = String(args['n-latency'] ?? (QUICK ? 300 : 2000));
+// --close: each role runs as one warmed process per variant (run-bench.sh --serve, driver.mjs --serve), asked for one
+// run at a time, so that a pair's measured windows are seconds apart instead of a JVM start and JIT warm-up (about
+// 15 s) apart; BullMQ's driver gets the same number of warm-up jobs as the JVM's JIT warm-up has per path
+const CLOSE = args.close === 'true';
 const DRIFT = 0.15;
 // measures compared; "better" says which way a ratio bull4j / BullMQ below or above 1 is a win
 const MEASURES = [
@@ -164,7 +170,8 @@ function nodeArgs(variant) {
 // the roles of a pair, in the order they run
 const ROLES = [
   { role: 'A', label: 'BullMQ 6.7.0', cmd: (v) => ['node', [path.join(HERE, 'node/driver.mjs'), '--port', String(PORT),
-    '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N), ...nodeArgs(v)]] },
+    '--variant', v, '--n', String(N), '--warmup-n', String(WARMUP_N), ...nodeArgs(v),
+    ...(CLOSE ? ['--serve-warmup-n', String(JIT_WARMUP_N)] : [])]] },
   { role: 'B', label: 'bull4j (this tree)', cmd: (v) => ['bash', [path.join(HERE, 'run-bench.sh'), ...javaArgs(v)]] },
 ];
 const BASE_LABELS = String(args['baseline-label'] ?? '').split(',');
@@ -175,19 +182,79 @@ String(args.baseline ?? '').split(',').filter(Boolean).forEach((d, i) => {
 });
 const BASES = ROLES.slice(2);
 
-function runOne(variant, role) {
+// a bull4j role kept running for a variant (--close): its JVM's lines, read as they come
+class Served {
+  constructor(role, variant) {
+    const [bin, argv] = role.cmd(variant);
+    this.label = `${role.label} ${variant}`;
+    this.proc = spawn(bin, [...argv, '--serve'], { env: { ...process.env, BENCH_SKIP_BUILD: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'] });
+    this.lines = [];
+    this.waiters = [];
+    this.stderr = '';
+    let buf = '';
+    this.proc.stdout.setEncoding('utf8').on('data', (d) => {
+      buf += d;
+      for (let i; (i = buf.indexOf('\n')) >= 0;) {
+        this.lines.push(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+      this.wake();
+    });
+    this.proc.stderr.setEncoding('utf8').on('data', (d) => { this.stderr = (this.stderr + d).slice(-3000); });
+    this.proc.on('exit', (code) => { this.exitCode = code; this.wake(); });
+  }
+
+  wake() {
+    this.waiters.splice(0).forEach((w) => w());
+  }
+
+  // the lines up to (without) the next {"serve": what} line
+  async until(what) {
+    const got = [];
+    for (;;) {
+      while (this.lines.length) {
+        const l = this.lines.shift();
+        if (l.startsWith('{"serve"')) {
+          if (JSON.parse(l).serve === what) return got;
+        } else if (l.startsWith('{')) got.push(JSON.parse(l));
+      }
+      if (this.exitCode !== undefined) {
+        throw new Error(`${this.label} ended (exit ${this.exitCode}) before "${what}":\n${this.stderr}`);
+      }
+      await new Promise((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  async run() {
+    this.proc.stdin.write('run\n');
+    return this.until('done');
+  }
+
+  async quit() {
+    this.proc.stdin.end('quit\n');
+    if (this.exitCode === undefined) await new Promise((resolve) => this.proc.on('exit', resolve));
+  }
+}
+
+async function runOne(variant, role, served) {
   redis('FLUSHALL', 'SYNC');
-  const [bin, argv] = role.cmd(variant);
   const t0 = Date.now();
-  const r = spawnSync(bin, argv, { encoding: 'utf8', env: { ...process.env, BENCH_SKIP_BUILD: '1' },
-    maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`${role.label} ${variant} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
   const [mode, name] = variant.split('/');
-  const line = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
-    .find((l) => l.mode === mode && l.variant === name);
-  if (!line) throw new Error(`${role.label} wrote no ${variant} line:\n${r.stdout.slice(-2000)}`);
+  let lines;
+  if (served) {
+    lines = await served.run();
+  } else {
+    const [bin, argv] = role.cmd(variant);
+    const r = spawnSync(bin, argv, { encoding: 'utf8', env: { ...process.env, BENCH_SKIP_BUILD: '1' },
+      maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`${role.label} ${variant} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
+    lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  }
+  const line = lines.find((l) => l.mode === mode && l.variant === name);
+  if (!line) throw new Error(`${role.label} wrote no ${variant} line:\n${JSON.stringify(lines).slice(-2000)}`);
   return { ...line, interleave: { variant, role: role.role, label: role.label, started: new Date(t0).toISOString(),
-    process_s: (Date.now() - t0) / 1000 } };
+    process_s: (Date.now() - t0) / 1000, served: Boolean(served) } };
 }
 
 const quantile = (sorted, q) => {
@@ -229,7 +296,9 @@ function summarize(results) {
   const orders = [0, 1].map((k) => rotated(ROLES, k).map((r) => r.role).join(' ')).join(', ');
   out.push(`Interleaved run: ${PAIRS} pair(s) per variant, order rotating from pair to pair (${orders}, …); `
     + `one Redis (${first?.redis_version ?? '?'}, port ${PORT}), FLUSHALL SYNC before every run. `
-    + `n = ${N}, warm-up ${WARMUP_N} jobs per run, bull4j JIT warm-up ${JIT_WARMUP_N} jobs per path.`);
+    + `n = ${N}, warm-up ${WARMUP_N} jobs per run, bull4j JIT warm-up ${JIT_WARMUP_N} jobs per path`
+    + (CLOSE ? ` (BullMQ's driver as many), once per variant: each role one process serving its runs (--close).`
+      : '.'));
   out.push('');
   out.push(ROLES.map((r) => `${r.role} = ${r.label}`).join('; ') + '. Ratios are per pair, then the median over '
     + 'the pairs; spread = min–max, IQR = q1–q3 of the pair ratios.');
@@ -281,12 +350,23 @@ for (const variant of VARIANTS) {
   results[variant] = [];
 }
 for (const variant of VARIANTS) {
+  // --close: every role's process (BullMQ's driver too) starts and warms up, one after the other, before the
+  // variant's first pair
+  const served = {};
+  if (CLOSE) {
+    for (const role of ROLES) {
+      redis('FLUSHALL', 'SYNC');
+      served[role.role] = new Served(role, variant);
+      await served[role.role].until('ready');
+      log(`${variant} ${role.role}: warmed, serving`);
+    }
+  }
   for (let i = 0; i < PAIRS; i++) {
     const pair = {};
     // the order rotates from pair to pair (A B C, B C A, C A B, ...): what one run leaves behind on the machine
     // (a process winding down, kernel work) lands on every role in turn instead of always on the one after A
     for (const role of rotated(ROLES, i)) {
-      const line = runOne(variant, role);
+      const line = await runOne(variant, role, served[role.role]);
       line.interleave.pair = i + 1;
       fs.appendFileSync(RAW, JSON.stringify(line) + '\n');
       pair[role.role] = line;
@@ -296,6 +376,7 @@ for (const variant of VARIANTS) {
     }
     results[variant].push(pair);
   }
+  for (const s of Object.values(served)) await s.quit();
 }
 const summary = summarize(results);
 fs.writeFileSync(path.join(OUT_DIR, 'summary.md'), summary);

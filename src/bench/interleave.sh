@@ -4,12 +4,14 @@
 # (docs/benchmarks.md, "Interleaved comparison"). Starts redis-server on --port itself and always stops it.
 #
 # Usage: src/bench/interleave.sh --port 6390 [--pairs 5] [--variants process/c10-keep,add/sequential]
-#                                [--n 50000] [--out-dir DIR] [--baseline DIR --baseline-label NAME] [--quick]
+#                                [--n 50000] [--out-dir DIR] [--baseline DIR --baseline-label NAME] [--quick] [--close]
 #   issue 10's variants: schedulers/n<N>-c<C>[-remove] [--duration-s 60 --warmup-s 5], limiter/max<M>-c<C> [--windows 10]
 #   issue 11's variants: flows/add-1x10[-inflight<K>], flows/process-1x10-c10 [--flows 1000]
 #   issue 15's variants: latency/c1-sequential [--n-latency 2000], delayed/bulk<N> (e.g. delayed/bulk10000)
 #   --baseline DIR: another bull4j checkout whose harness is built (target/bench-classpath.txt, test-classes);
-#   it runs as the third member of every pair. env BENCH_SKIP_BUILD=1 skips this tree's Maven build.
+#   it runs as the third member of every pair. --close: each role is one process per variant, warmed once and
+#   asked for each run (run-bench.sh and driver.mjs --serve; a baseline's harness must have it), so that a pair's
+#   measured windows are seconds apart. env BENCH_SKIP_BUILD=1 skips this tree's Maven build.
 # Writes DIR/raw.jsonl and DIR/summary.md (default DIR: target/interleave-<UTC>); prints the summary.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -9,6 +9,7 @@
 //        node driver.mjs --port P --variant flows/add-1x10[-inflight<K>]|flows/process-1x10-c10 [--flows 1000]
 //        node driver.mjs --port P --variant latency/c1-sequential [--n 2000] [--latency-warmup 50]
 //        node driver.mjs --port P --variant delayed/bulk10000 [--delayed-conc 10]
+//        any of these with --serve [--serve-warmup-n 20000]: one process answering "run" lines (see below)
 // latency/c1-sequential and delayed/bulk<N> are issue 15's, run as bull4j's LatencyRuns.latency and
 // DelayedRuns.bulk (see latencyRun and delayedBulkRun below); for delayed/bulk<N> the name gives n, not --n.
 // The flows variants are issue 11's, run as bull4j's FlowRuns (src/bench/java); --n does not apply to them (--flows
@@ -31,10 +32,13 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const args = {};
-for (let i = 2; i < process.argv.length; i += 2) {
+for (let i = 2; i < process.argv.length; i++) {
   const key = process.argv[i];
-  if (!key.startsWith('--') || i + 1 >= process.argv.length) throw new Error(`bad argument near ${key}`);
-  args[key.slice(2)] = process.argv[i + 1];
+  if (!key.startsWith('--')) throw new Error(`bad argument near ${key}`);
+  // a flag without a value (--serve) is "true"
+  const next = process.argv[i + 1];
+  if (next === undefined || next.startsWith('--')) args[key.slice(2)] = 'true';
+  else { args[key.slice(2)] = next; i++; }
 }
 const PORT = Number(args.port ?? 6390);
 const VARIANT = args.variant ?? 'process/c10-keep';
@@ -608,8 +612,28 @@ function runnerFor(variant) {
     + 'flows/add-1x<W>[-inflight<K>], flows/process-1x<W>-c<C>)');
 }
 
-const runner = runnerFor(VARIANT);
-try {
+// --serve (interleave.mjs --close): one long-lived process per variant, as bull4j's side is then. It first runs
+// --serve-warmup-n jobs of the variant (default 20,000, the Java side's JIT warm-up per path; the flows variants
+// that many jobs' worth of flows; the other modes their usual warm-up pass), prints {"serve":"ready"}, then answers
+// every "run" line on stdin with one warm-up pass, one measured run and its line, then {"serve":"done"}.
+const SERVE = args.serve === 'true';
+const SERVE_WARMUP_N = Number(args['serve-warmup-n'] ?? 20000);
+
+async function serveWarmup() {
+  const [mode] = VARIANT.split('/');
+  if (mode === 'process') return runner.run(SERVE_WARMUP_N);
+  if (mode === 'flows') {
+    const m = runner.name.match(/^(?:add|process)-1x(\d+)/);
+    const width = Number(m[1]);
+    const count = Math.max(10, Math.floor(SERVE_WARMUP_N / (width + 1)));
+    return runner.name.startsWith('add') ? flowsAddRun(count, width, runner.params.inflight)
+      : flowsProcessRun(count, width, runner.params.concurrency);
+  }
+  if (runner.warmup !== false) return (runner.warmupRun ?? runner.run)(WARMUP_N);
+  return undefined;
+}
+
+async function measureOnce() {
   if (WARMUP_N > 0 && runner.warmup !== false) await (runner.warmupRun ?? runner.run)(WARMUP_N);
   const run = await runner.run(N);
   const summary = Object.fromEntries(Object.entries(run).map(([k, v]) => [k, { median: v, min: v, max: v,
@@ -626,6 +650,23 @@ try {
   if (args.out) fs.appendFileSync(args.out, line + '\n');
   log(`${VARIANT}: ${Math.round(run.jobs_per_s)} jobs/s, node ${run.node_cpu_us_per_job.toFixed(1)} µs/job, `
     + `redis ${run.redis_cpu_us_per_job.toFixed(1)} µs/job`);
+}
+
+const runner = runnerFor(VARIANT);
+try {
+  if (SERVE) {
+    await serveWarmup();
+    process.stdout.write('{"serve":"ready"}\n');
+    const readline = await import('node:readline');
+    for await (const cmd of readline.createInterface({ input: process.stdin })) {
+      if (cmd.trim() === 'quit') break;
+      if (cmd.trim() !== 'run') throw new Error(`--serve: unknown command ${cmd}`);
+      await measureOnce();
+      process.stdout.write('{"serve":"done"}\n');
+    }
+  } else {
+    await measureOnce();
+  }
 } finally {
   await admin.quit();
 }

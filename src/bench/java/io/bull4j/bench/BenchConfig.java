@@ -39,6 +39,8 @@ final class BenchConfig {
     /** process mode: the workers' WorkerOptions.metrics (0: off); --micrometer binds WorkerMetrics too. */
     final int workerMetrics;
     final boolean micrometer;
+    /** --serve: after the JIT warm-up, run the modes again for every "run" line on stdin (BenchMain). */
+    final boolean serve;
     final List<String> costCases;
     final int calibN;
     final int warmupN;
@@ -104,6 +106,7 @@ final class BenchConfig {
         costConc = num("cost-conc", 10);
         workerMetrics = num("worker-metrics", 0);
         micrometer = "true".equals(raw.get("micrometer"));
+        serve = "true".equals(raw.get("serve"));
         costCases = raw.containsKey("cost-cases") ? list("cost-cases", "") : null;
         calibN = num("calib-n", quick ? 500 : 2000);
         warmupN = num("warmup-n", quick ? 300 : 2000);

@@ -5,6 +5,9 @@ import io.bull4j.Queue;
 import io.bull4j.internal.keys.QueueKeys;
 import io.lettuce.core.RedisClient;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -48,34 +51,10 @@ public final class BenchMain {
             if (cfg.jfr != null) {
                 b.measure.profiler = new Profiler(cfg.jfr); // after the JIT warm-up: measured windows only
             }
-            for (String mode : cfg.modes) {
-                switch (mode) {
-                    case "add" -> modes.add();
-                    case "addBulk" -> modes.addBulk();
-                    case "process" -> modes.process();
-                    case "latency" -> modes.latency();
-                    case "delayed" -> modes.delayed();
-                    case "delayed-bulk" -> modes.delayedBulk();
-                    case "cost" -> modes.cost();
-                    case "scale" -> {
-                        scale.waiting();
-                        scale.delayed();
-                        scale.depth();
-                    }
-                    case "scale-waiting" -> scale.waiting();
-                    case "scale-delayed" -> scale.delayed();
-                    case "scale-depth" -> scale.depth();
-                    case "idle" -> scale.idle();
-                    case "limiter" -> scale.limiter();
-                    case "schedulers" -> scale.schedulers();
-                    case "flows" -> {
-                        modes.flowsAdd();
-                        modes.flowsProcess();
-                    }
-                    case "flows-add" -> modes.flowsAdd();
-                    case "flows-process" -> modes.flowsProcess();
-                    default -> throw new IllegalArgumentException("unknown mode " + mode); // BenchConfig checked
-                }
+            if (cfg.serve) {
+                serve(cfg, modes, scale);
+            } else {
+                runModes(cfg, modes, scale);
             }
         } catch (Exception e) {
             Log.log("FAILED: " + e);
@@ -83,6 +62,58 @@ public final class BenchMain {
             status = 1;
         }
         System.exit(status);
+    }
+
+    /**
+     * --serve, for interleave.mjs --close: the JVM is warmed once, then every "run" line on stdin runs the modes
+     * again (each with its own warm-up pass and measured runs, as a fresh process would after its JIT warm-up) and is
+     * answered by {@code {"serve":"done"}} after the result lines; EOF or "quit" ends it. So a pair's measured windows
+     * are seconds apart instead of a JVM start and JIT warm-up apart, and the machine's drift between them is smaller.
+     */
+    private static void serve(BenchConfig cfg, Modes modes, ScaleModes scale) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        System.out.println("{\"serve\":\"ready\"}");
+        System.out.flush();
+        for (String line; (line = in.readLine()) != null && !line.strip().equals("quit"); ) {
+            if (!line.strip().equals("run")) {
+                throw new IllegalArgumentException("--serve: unknown command " + line);
+            }
+            runModes(cfg, modes, scale);
+            System.out.println("{\"serve\":\"done\"}");
+            System.out.flush();
+        }
+    }
+
+    private static void runModes(BenchConfig cfg, Modes modes, ScaleModes scale) throws Exception {
+        for (String mode : cfg.modes) {
+            switch (mode) {
+                case "add" -> modes.add();
+                case "addBulk" -> modes.addBulk();
+                case "process" -> modes.process();
+                case "latency" -> modes.latency();
+                case "delayed" -> modes.delayed();
+                case "delayed-bulk" -> modes.delayedBulk();
+                case "cost" -> modes.cost();
+                case "scale" -> {
+                    scale.waiting();
+                    scale.delayed();
+                    scale.depth();
+                }
+                case "scale-waiting" -> scale.waiting();
+                case "scale-delayed" -> scale.delayed();
+                case "scale-depth" -> scale.depth();
+                case "idle" -> scale.idle();
+                case "limiter" -> scale.limiter();
+                case "schedulers" -> scale.schedulers();
+                case "flows" -> {
+                    modes.flowsAdd();
+                    modes.flowsProcess();
+                }
+                case "flows-add" -> modes.flowsAdd();
+                case "flows-process" -> modes.flowsProcess();
+                default -> throw new IllegalArgumentException("unknown mode " + mode); // BenchConfig checked
+            }
+        }
     }
 
     /** The fields every line shares, in the Node side's order. */
