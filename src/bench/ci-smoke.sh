@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI smoke test of the benchmark harness: starts a throwaway redis-server (no persistence) on a free port, runs
 # `run-bench.sh --quick` against it, and checks that every expected (mode, variant) line was written with
-# jobs_per_s > 0. Then one quick interleaved pair (interleave.sh --quick: BullMQ's Node driver and bull4j, one
-# variant, tiny N) on a Redis of its own, checking its raw lines and summary. It keeps the harnesses working; it
+# jobs_per_s > 0. Then two quick interleaved pairs (interleave.sh --quick --close: BullMQ's Node driver and bull4j,
+# each one process serving its runs, one variant, tiny N) on a Redis of its own, checking its raw lines and summary. It keeps the harnesses working; it
 # asserts nothing about speed. Always stops its redis-servers.
 #
 # Usage: src/bench/ci-smoke.sh [PORT]     (default: a free port; env BENCH_SKIP_BUILD=1 skips the Maven build)
@@ -63,20 +63,22 @@ console.log(`ci-smoke: ${expected.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
 JS
 
-# one interleaved pair: both drivers run, the raw lines and the summary's ratio rows are written
+# two interleaved pairs, the documented way (--close: each side one process asked for each run): both drivers run,
+# the raw lines and the summary's ratio rows are written
 started=$(date +%s)
 IPORT="$(free_port)"
-BENCH_SKIP_BUILD=1 "$HERE/interleave.sh" --port "$IPORT" --quick --variants process/c10-keep --n 1000 \
-  --out-dir "$WORK/interleave" >/dev/null
+BENCH_SKIP_BUILD=1 "$HERE/interleave.sh" --port "$IPORT" --quick --close --pairs 2 --variants process/c10-keep \
+  --n 1000 --out-dir "$WORK/interleave" >/dev/null
 node - "$WORK/interleave" <<'JS'
 const fs = require('fs');
 const dir = process.argv[2];
 const lines = fs.readFileSync(`${dir}/raw.jsonl`, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
 const impls = lines.map(l => `${l.interleave.role}:${l.impl}`).sort().join(',');
 const summary = fs.readFileSync(`${dir}/summary.md`, 'utf8');
-const ok = impls === 'A:node-bullmq,B:java-bull4j' && lines.every(l => l.per_run[0].jobs_per_s > 0)
+const ok = impls === 'A:node-bullmq,A:node-bullmq,B:java-bull4j,B:java-bull4j'
+  && lines.every(l => l.per_run[0].jobs_per_s > 0 && l.interleave.served)
   && /\| process\/c10-keep \| jobs\/s \|.*\*\*\d+\.\d\d\*\*/.test(summary);
-console.log(`${ok ? 'ok  ' : 'FAIL'} interleaved pair (${impls})`);
+console.log(`${ok ? 'ok  ' : 'FAIL'} interleaved pairs, served (${impls})`);
 process.exit(ok ? 0 : 1);
 JS
-echo "ci-smoke: interleaved pair ran in $(( $(date +%s) - started )) s"
+echo "ci-smoke: interleaved pairs ran in $(( $(date +%s) - started )) s"
