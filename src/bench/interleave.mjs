@@ -182,7 +182,8 @@ String(args.baseline ?? '').split(',').filter(Boolean).forEach((d, i) => {
 });
 const BASES = ROLES.slice(2);
 
-// a bull4j role kept running for a variant (--close): its JVM's lines, read as they come
+// a role's process kept running for a variant (--close: BullMQ's driver or a bull4j harness), its lines read as they
+// come
 class Served {
   constructor(role, variant) {
     const [bin, argv] = role.cmd(variant);
