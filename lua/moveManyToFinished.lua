@@ -23,7 +23,7 @@
 -- ARGV[5] the worker's limiter duration (ms), or ""
 -- ARGV[6] the worker's metrics max data points, or ""
 -- ARGV[7] this queue's name, for dead letters
--- then 12 arguments per job, as moveToFinished's ARGV[2..12] and ARGV[18]: job id, lock token, now (ms),
+-- then 12 arguments per job, as moveToFinished's ARGV[8..19]: job id, lock token, now (ms),
 -- "completed" or "failed", return value or failed reason, stacktrace or "", keep count, keep age (ms), attempts
 -- allowed, "1" to take a next job, the next job's token, the dead-letter queue key base or ""
 -- Returns one reply per job, in order: what moveToFinished returns for it, or {-99, message} when its finish
@@ -53,21 +53,15 @@ local shared = {now = 0, released = {locks = {}, ids = {}}}
 for i = 0, count - 1 do
   shared.now = math.max(shared.now, tonumber(ARGV[COMMON + i * STRIDE + 3]))
 end
--- one K and one A table for every finish (finishJob keeps neither): only the per-job entries change
+-- one K table for every finish of each outcome (finishJob keeps it); a finish reads its arguments in ARGV itself
 local completedK = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11]}
 local failedK = {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11]}
-local A = {ARGV[1], "", "", "", "", "", "", "", "", "", "", "", ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], "",
-  ARGV[7]}
 local replies = {}
 for i = 0, count - 1 do
   local at = COMMON + i * STRIDE
-  for j = 1, 11 do
-    A[j + 1] = ARGV[at + j]
-  end
-  A[18] = ARGV[at + 12]
-  local ok, reply = pcall(finishJob, A[5] == "completed" and completedK or failedK, A, shared)
+  local ok, reply = pcall(finishJob, ARGV[at + 4] == "completed" and completedK or failedK, ARGV, at, shared)
   if ok then
     replies[#replies + 1] = reply
   else

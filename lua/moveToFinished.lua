@@ -13,24 +13,25 @@
 -- KEYS[10] marker
 -- KEYS[11] failed (where a damaged job is set aside, whatever the target)
 -- ARGV[1] key base
--- ARGV[2] job id
--- ARGV[3] lock token
--- ARGV[4] now (ms), the finishedOn time
--- ARGV[5] "completed" or "failed"
--- ARGV[6] return value (JSON) or failed reason (plain text)
--- ARGV[7] stacktrace (JSON array), or "" to leave as is
--- ARGV[8] keep count (-1 keeps all, 0 removes the job at once)
--- ARGV[9] keep age (ms, -1 = any age; 0 removes every finished job, this one too, as in BullMQ)
--- ARGV[10] attempts allowed (for retries-exhausted)
--- ARGV[11] "1" to take the next job
--- ARGV[12] token for the next job
--- ARGV[13] lock duration (ms)
--- ARGV[14] worker name, or ""
--- ARGV[15] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
--- ARGV[16] the worker's limiter duration (ms), or ""
--- ARGV[17] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
--- ARGV[18] a failure's dead-letter queue key base, or "" (see deadLetter.lua; bull4j only)
--- ARGV[19] this queue's name, for the dead letter
+-- ARGV[2] lock duration (ms), for the next job
+-- ARGV[3] worker name, or ""
+-- ARGV[4] the worker's limiter max, or "" (the limiter key is ARGV[1] .. "limiter", see rateLimit.lua)
+-- ARGV[5] the worker's limiter duration (ms), or ""
+-- ARGV[6] the worker's metrics max data points, or "" for no metrics (the keys are ARGV[1] .. "metrics:<type>")
+-- ARGV[7] this queue's name, for a dead letter
+-- ARGV[8] job id
+-- ARGV[9] lock token
+-- ARGV[10] now (ms), the finishedOn time
+-- ARGV[11] "completed" or "failed"
+-- ARGV[12] return value (JSON) or failed reason (plain text)
+-- ARGV[13] stacktrace (JSON array), or "" to leave as is
+-- ARGV[14] keep count (-1 keeps all, 0 removes the job at once)
+-- ARGV[15] keep age (ms, -1 = any age; 0 removes every finished job, this one too, as in BullMQ)
+-- ARGV[16] attempts allowed (for retries-exhausted)
+-- ARGV[17] "1" to take the next job
+-- ARGV[18] token for the next job
+-- ARGV[19] a failure's dead-letter queue key base, or "" (see deadLetter.lua; bull4j only)
+-- (the layout of moveManyToFinished's ARGV with one job: the shared arguments first, then the job's)
 -- A child of a flow also updates its parent (flowParent.lua, keys built from the parent's queue key); so does a
 -- trimmed job that its parent still waits for (unlinkTrimmed).
 -- Returns {code} on refusal (-1 no job, -2 no lock, -6 lock mismatch, -3 not active, -4 completing a parent with
@@ -53,4 +54,4 @@
 --@lazy flowParent
 --@include finishJob
 
-return finishJob(KEYS, ARGV)
+return finishJob(KEYS, ARGV, 7, nil)

@@ -66,9 +66,11 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
     batch.promoted = true
   end
   -- rate limit (see rateLimit.lua)
-  local limitedMs = rateLimitTtl(base .. "limiter", meta.limitMax)
-  if limitedMs > 0 then
-    return {0, 0, limitedMs, 0}
+  if meta.limitMax then
+    local limitedMs = rateLimitTtl(base .. "limiter", meta.limitMax)
+    if limitedMs > 0 then
+      return {0, 0, limitedMs, 0}
+    end
   end
   if pausedOrMaxed(meta, k.active) then
     return {0, 0, 0, 0}
@@ -77,9 +79,9 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
   local jobKey = jobId and base .. jobId
   -- a damaged job is never started (a partial hash written here would loop through the stalled check forever);
   -- the check's read is the job's fields the reply carries, kept up to date below instead of read again
-  local problem, fields
+  local problem, fields, atsAt, onAt, pbAt, rjkAt, optsAt
   if jobId then
-    problem, fields = readJobToStart(jobKey)
+    problem, fields, atsAt, onAt, pbAt, rjkAt, optsAt = readJobToStart(jobKey)
   end
   local skipped = 0
   while problem do
@@ -93,7 +95,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
     jobKey = jobId and base .. jobId
     problem = nil
     if jobId then
-      problem, fields = readJobToStart(jobKey)
+      problem, fields, atsAt, onAt, pbAt, rjkAt, optsAt = readJobToStart(jobKey)
     end
   end
   if not jobId then
@@ -105,36 +107,29 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
     -- another owner's lock is live: leave the job in active; the stalled check requeues it once that lock expires
     return {0, 0, 0, 0}
   end
-  countTowardsLimit(base .. "limiter", jobKey, meta) -- rate limit (see rateLimit.lua)
+  if meta.limitMax then
+    countTowardsLimit(base .. "limiter", jobKey, meta) -- rate limit (see rateLimit.lua)
+  end
   redis.call("XADD", k.events, "MAXLEN", "~", meta.maxLen, "*", "event", "active", "jobId", jobId,
     "prev", "waiting")
   -- the text Redis stores for a numeric argument, so that the reply and the hash say the same
   local startedOn = nowText or string.format("%.17g", now)
-  -- one pass over the fields just read: the new ats (readJobToStart checked it is an integer), written by the HSET
-  -- below instead of a HINCRBY of its own, and what a job scheduler's run needs (rjk, opts)
-  local ats, rjk, storedOpts = 0, nil, nil
-  for i = 1, #fields - 1, 2 do
-    local f = fields[i]
-    if f == "ats" then
-      ats = tonumber(fields[i + 1])
-    elseif f == "rjk" then
-      rjk = fields[i + 1]
-    elseif f == "opts" then
-      storedOpts = fields[i + 1]
-    end
-  end
-  ats = string.format("%d", ats + 1)
+  -- the new ats (readJobToStart checked it is an integer), written by the HSET below instead of a HINCRBY of its
+  -- own; the reply's fields are updated as the hash is
+  local ats = atsAt and string.format("%d", tonumber(fields[atsAt]) + 1) or "1"
   if workerName ~= "" then
     redis.call("HSET", jobKey, "processedOn", startedOn, "pb", workerName, "ats", ats)
-    setListedField(fields, "pb", workerName)
+    setListed(fields, pbAt, "pb", workerName)
   else
     redis.call("HSET", jobKey, "processedOn", startedOn, "ats", ats)
   end
-  setListedField(fields, "processedOn", startedOn)
-  setListedField(fields, "ats", ats)
+  setListed(fields, onAt, "processedOn", startedOn)
+  setListed(fields, atsAt, "ats", ats)
   -- a run of an "every" job scheduler: its next run is added here, in the worker's stead (schedulerJob.lua)
+  local rjk = rjkAt and fields[rjkAt]
   local schedulerSettled = 0
-  if rjk and rjk ~= "" and lib_schedulerJob().nextEveryRunOnFetch(base, jobId, rjk, storedOpts, now, meta) then
+  if rjk and rjk ~= "" and lib_schedulerJob().nextEveryRunOnFetch(base, jobId, rjk, optsAt and fields[optsAt], now,
+      meta) then
     schedulerSettled = 1
   end
   if batch then

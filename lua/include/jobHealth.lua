@@ -19,14 +19,11 @@ local function jobKeyProblem(jobKey)
   return "job key holds a " .. keyType .. ", not a hash"
 end
 
--- The problem of the first `count` named fields, each a counter the caller will increment (HINCRBY needs an
--- integer or nothing), or nil; values[i] holds names[i]'s value, false when absent.
-local function counterProblem(names, values, count)
-  for i = 1, count do
-    local v = values[i]
-    if v and not string.match(v, "^%-?%d+$") then
-      return "field " .. names[i] .. " is not an integer (\"" .. string.sub(v, 1, 40) .. "\")"
-    end
+-- The problem of a counter field the caller will increment (HINCRBY needs an integer or nothing), or nil; value is
+-- false when the field is absent.
+local function integerProblem(name, value)
+  if value and not string.match(value, "^%-?%d+$") then
+    return "field " .. name .. " is not an integer (\"" .. string.sub(value, 1, 40) .. "\")"
   end
   return nil
 end
@@ -36,9 +33,8 @@ end
 -- hash, and pcall turns a key of another type into an error instead of aborting. Only when timestamp is absent or
 -- the read fails does TYPE tell a missing key from a hash without timestamp or another type. The first `counters`
 -- names are the counters the caller will increment. Returns the problem (nil when sound, as jobProblem) and the
--- values, values[i] for the i-th name (false when absent).
+-- values as HMGET gave them: values[1] is timestamp, values[i + 1] the i-th name's (false when absent).
 local function readSoundJob(jobKey, counters, ...)
-  local names = {...}
   local values = redis.pcall("HMGET", jobKey, "timestamp", ...)
   if values.err or not values[1] then
     local problem = jobKeyProblem(jobKey)
@@ -49,8 +45,15 @@ local function readSoundJob(jobKey, counters, ...)
       values = redis.call("HMGET", jobKey, "timestamp", ...)
     end
   end
-  table.remove(values, 1)
-  return counterProblem(names, values, counters), values
+  for i = 1, counters do
+    if values[i + 1] then
+      local problem = integerProblem((select(i, ...)), values[i + 1])
+      if problem then
+        return problem, values
+      end
+    end
+  end
+  return nil, values
 end
 
 -- The job's problem, nil when it is sound: the key type first, then the named counters the caller will increment.
@@ -60,7 +63,9 @@ end
 
 -- The fields of a job about to be started, as a flat HGETALL list, read and checked before the first write in one
 -- command (a hash is never empty in Redis, so an empty answer or an error is looked at with TYPE). The counter ats
--- is checked as jobProblem does. Returns the problem (nil when sound) and the list.
+-- is checked as jobProblem does. Returns the problem (nil when sound), the list, and where in it (the value's index,
+-- nil when absent) the fields are that the start reads or rewrites: ats, processedOn, pb, rjk and opts. One pass
+-- finds them all: a per-field scan of the list cost Redis more than any command of the start.
 local function readJobToStart(jobKey)
   local flat = redis.pcall("HGETALL", jobKey)
   if flat.err or #flat == 0 then
@@ -70,24 +75,38 @@ local function readJobToStart(jobKey)
     end
     flat = redis.call("HGETALL", jobKey)
   end
+  local ats, on, pb, rjk, opts
   for i = 1, #flat - 1, 2 do
-    if flat[i] == "ats" then
-      return counterProblem({"ats"}, {flat[i + 1]}, 1), flat
+    local f = flat[i]
+    if f == "ats" then
+      ats = i + 1
+    elseif f == "processedOn" then
+      on = i + 1
+    elseif f == "pb" then
+      pb = i + 1
+    elseif f == "rjk" then
+      rjk = i + 1
+    elseif f == "opts" then
+      opts = i + 1
     end
   end
-  return nil, flat
+  if ats then
+    local problem = integerProblem("ats", flat[ats])
+    if problem then
+      return problem, flat
+    end
+  end
+  return nil, flat, ats, on, pb, rjk, opts
 end
 
--- Sets a field in a flat HGETALL list, as HSET would in the hash.
-local function setListedField(flat, name, value)
-  for i = 1, #flat - 1, 2 do
-    if flat[i] == name then
-      flat[i + 1] = value
-      return
-    end
+-- Sets a field of a flat HGETALL list, as HSET sets it in the hash: at its value's index, or appended when absent.
+local function setListed(flat, at, name, value)
+  if at then
+    flat[at] = value
+  else
+    flat[#flat + 1] = name
+    flat[#flat + 1] = value
   end
-  flat[#flat + 1] = name
-  flat[#flat + 1] = value
 end
 
 -- Records a damaged job that the caller has already taken out of its list or set (prev names it): a job whose

@@ -19,7 +19,7 @@ local function promoteDueJobs(k, base, now, meta)
     if problem then
       setAsideDamaged(jobKey, jobId, k.failed, k.events, meta.maxLen, "delayed", problem, now)
     else
-      local priority = tonumber(values[1]) or 0
+      local priority = tonumber(values[2]) or 0
       -- a promoted job joins the back of its lane, as in BullMQ
       pushReady(k.wait, k.prioritized, k.pc, jobId, priority, false)
       redis.call("HSET", jobKey, "delay", "0")

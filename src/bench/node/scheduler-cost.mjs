@@ -72,8 +72,9 @@ async function bull4jRound() {
   const finish = await phase(async () => {
     for (const [id, t] of held) {
       await gap();
-      const r = await redis.evalsha(finishSha, finishKeys.length, ...finishKeys, base, id, t, String(Date.now()),
-        'completed', 'null', '', '-1', '-1', '1', '1', `n${id}`, '30000', '', '', '', '', '', QUEUE, '0');
+      // moveToFinished's ARGV: base, lock ms, worker, limiter max and duration, metrics, queue; then the job's 12
+      const r = await redis.evalsha(finishSha, finishKeys.length, ...finishKeys, base, '30000', '', '', '', '', QUEUE,
+        id, t, String(Date.now()), 'completed', 'null', '', '-1', '-1', '1', '1', `n${id}`, '', '0');
       if (typeof r[1] === 'string' || (Array.isArray(r) && r.length === 1)) throw new Error(`finish of ${id}: ${r}`);
     }
   });

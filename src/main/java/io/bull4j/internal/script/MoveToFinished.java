@@ -48,17 +48,17 @@ public final class MoveToFinished {
     }
 
     public static CompletableFuture<FetchedJob> run(ScriptRunner runner, QueueKeys k, Request r) {
-        return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k, r.completed), k.base(), r.jobId,
-                r.token, Long.toString(r.now), r.completed ? "completed" : "failed",
+        // the layout of moveManyToFinished's arguments with one job (lua/moveToFinished.lua)
+        return runner.<List<Object>>run(SCRIPT, ScriptOutputType.MULTI, keys(k, r.completed), k.base(),
+                Long.toString(r.lockMs), r.workerName == null ? "" : r.workerName,
+                MoveToActive.limiterArg(r.limiterMax), MoveToActive.limiterArg(r.limiterDurationMs),
+                r.metricsMaxDataPoints > 0 ? Integer.toString(r.metricsMaxDataPoints) : "", k.name(),
+                r.jobId, r.token, Long.toString(r.now), r.completed ? "completed" : "failed",
                 // a failed reason goes as BullMQ sends it: a plain string argument, lone surrogates as U+FFFD
                 r.completed ? r.value : Utf16.replaceLoneSurrogates(r.value),
                 r.stacktrace == null ? "" : r.stacktrace, Integer.toString(r.keepCount),
                 Long.toString(r.keepAgeMs), Integer.toString(r.attempts), r.nextToken != null ? "1" : "0",
-                r.nextToken == null ? "" : r.nextToken, Long.toString(r.lockMs),
-                r.workerName == null ? "" : r.workerName, MoveToActive.limiterArg(r.limiterMax),
-                MoveToActive.limiterArg(r.limiterDurationMs),
-                r.metricsMaxDataPoints > 0 ? Integer.toString(r.metricsMaxDataPoints) : "",
-                r.deadLetterBase == null ? "" : r.deadLetterBase, k.name())
+                r.nextToken == null ? "" : r.nextToken, r.deadLetterBase == null ? "" : r.deadLetterBase)
                 .thenApply(reply -> parse(k, r, reply));
     }
 
