@@ -33,7 +33,7 @@
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],
   marker = KEYS[6], meta = KEYS[7], events = KEYS[8], failed = KEYS[9]}
 local now = tonumber(ARGV[2])
-local meta = readLimits(readMeta(KEYS[7], "max", "duration"), KEYS[7], ARGV[5], ARGV[6])
+local meta = readMetaWithLimits(KEYS[7], ARGV[5], ARGV[6])
 local batch = {now = now}
 local replies = {}
 for i = 7, #ARGV do

@@ -56,12 +56,17 @@ end
 -- one K table for every finish of each outcome (finishJob keeps it); a finish reads its arguments in ARGV itself
 local completedK = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11]}
-local failedK = {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
-  KEYS[11]}
+local failedK -- made for the first failure
 local replies = {}
 for i = 0, count - 1 do
   local at = COMMON + i * STRIDE
-  local ok, reply = pcall(finishJob, ARGV[at + 4] == "completed" and completedK or failedK, ARGV, at, shared)
+  local K = completedK
+  if ARGV[at + 4] ~= "completed" then
+    failedK = failedK or {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+      KEYS[11]}
+    K = failedK
+  end
+  local ok, reply = pcall(finishJob, K, ARGV, at, shared)
   if ok then
     replies[#replies + 1] = reply
   else

@@ -29,4 +29,4 @@
 local k = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], pc = KEYS[4], delayed = KEYS[5],
   marker = KEYS[6], meta = KEYS[7], events = KEYS[8], failed = KEYS[9]}
 return fetchJob(k, ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5],
-  readLimits(readMeta(KEYS[7], "max", "duration"), KEYS[7], ARGV[6], ARGV[7]), ARGV[2])
+  readMetaWithLimits(KEYS[7], ARGV[6], ARGV[7]), ARGV[2])

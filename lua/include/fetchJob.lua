@@ -52,12 +52,12 @@ end
 -- Returns {fields, jobId, 0, 0, readyCount, schedulerSettled[, nextDelayed]} (schedulerSettled: 1 when the job is
 -- a job scheduler's run whose next run this call settled, see schedulerJob.lua; nextDelayed, given when nothing else
 -- is ready: the due time of the earliest delayed job, or 0), or {0, 0, 0, nextDelayed} when no job can be taken, or
--- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMeta (queueState), with readLimits
--- (rateLimit) when a limit may apply. nowText is now as the caller sent it (an integer's digits), written as
--- processedOn. batch is nil for a lone fetch; the fetches of one moveManyToFinished call share it: the first one
--- promotes the jobs due by batch.now (the latest now of the batch), and the ready marker is settled once, after the
--- batch (settleReadyMarker, when batch.fetched is set), instead of by every fetch: nothing in between reads it, and
--- a finish's fetch reply needs no ready count (the worker does not use it).
+-- {0, 0, rateLimitMs, 0} while the rate limit holds. meta comes from readMetaWithLimits (rateLimit.lua). nowText is
+-- now as the caller sent it (an integer's digits), written as processedOn. batch is nil for a lone fetch; the
+-- fetches of one moveManyToFinished call share it: the first one promotes the jobs due by batch.now (the latest now
+-- of the batch), and the ready marker is settled once, after the batch (settleReadyMarker, when batch.fetched is
+-- set), instead of by every fetch: nothing in between reads it, and a finish's fetch reply needs no ready count (the
+-- worker does not use it).
 local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, batch)
   if not batch then
     promoteDueJobs(k, base, now, meta)
@@ -72,7 +72,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
       return {0, 0, limitedMs, 0}
     end
   end
-  if pausedOrMaxed(meta, k.active) then
+  if not meta.open and pausedOrMaxed(meta, k.active) then
     return {0, 0, 0, 0}
   end
   local jobId, from = popReady(k)

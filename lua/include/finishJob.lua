@@ -68,11 +68,11 @@ local function finishJob(K, A, o, shared)
   end
 
   local fetchNext = A[o + 10] == "1"
-  -- the queue's meta, with the limiter's fields (readLimits) when the next job is fetched; a batch reads it once
+  -- the queue's meta, with the limiter's fields when the next job is fetched; a batch reads it once
   local meta = shared and shared.meta
   if not meta then
     if shared or fetchNext then
-      meta = readLimits(readMeta(K[5], "max", "duration"), K[5], A[4], A[5])
+      meta = readMetaWithLimits(K[5], A[4], A[5])
     else
       meta = readMeta(K[5])
     end

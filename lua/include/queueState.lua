@@ -12,13 +12,11 @@ local function isPausedOrMaxed(metaKey, activeKey)
   return false
 end
 
--- The meta fields the hot paths need, in one read: paused, global concurrency and the stream cap (written
--- lazily with BullMQ's default when no producer set it). Further field names may be given: their values (false when
--- absent) come back in meta.more, from the same read.
--- maxLen is kept as the stored text when that is a plain integer: every XADD passes it on, and a number argument
--- costs redis.call a "%.17g" formatting each time.
-local function readMeta(metaKey, ...)
-  local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents", ...)
+-- The meta table of the fields an HMGET of paused, concurrency and opts.maxLenEvents gave (in that order): the stream
+-- cap is written lazily with BullMQ's default when no producer set it. maxLen is kept as the stored text when that is
+-- a plain integer: every XADD passes it on, and a number argument costs redis.call a "%.17g" formatting each time.
+-- open: neither paused nor under a global concurrency, so that a hot path can skip pausedOrMaxed.
+local function metaOf(metaKey, f)
   local maxLen = f[3]
   if not (maxLen and string.find(maxLen, "^%d+$")) then
     maxLen = tonumber(maxLen)
@@ -27,7 +25,13 @@ local function readMeta(metaKey, ...)
       maxLen = "10000"
     end
   end
-  return {paused = f[1] ~= false, concurrency = tonumber(f[2]), maxLen = maxLen, more = {select(4, unpack(f))}}
+  local concurrency = tonumber(f[2])
+  return {paused = f[1] ~= false, concurrency = concurrency, maxLen = maxLen, open = not f[1] and not concurrency}
+end
+
+-- The meta fields the hot paths need, in one read: paused, global concurrency and the stream cap (metaOf).
+local function readMeta(metaKey)
+  return metaOf(metaKey, redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents"))
 end
 
 -- isPausedOrMaxed for meta already read with readMeta.

@@ -3,13 +3,14 @@
 -- from the queue's meta.max (setGlobalRateLimit) before the worker's limiter, the window's duration from the
 -- worker's limiter before meta.duration.
 
--- Adds limitMax and limitDuration to a meta table from readMeta; workerMax/workerDuration are "" when the worker
--- has no limiter.
-local function readLimits(meta, metaKey, workerMax, workerDuration)
-  -- read already when readMeta was given "max", "duration" (a read value is never nil: false when absent)
-  local f = meta.more[1] ~= nil and meta.more or redis.call("HMGET", metaKey, "max", "duration")
-  meta.limitMax = tonumber(f[1]) or tonumber(workerMax)
-  meta.limitDuration = tonumber(workerDuration) or tonumber(f[2])
+-- readMeta's table, with the limit a fetch obeys from the same read: limitMax and limitDuration (nil when none);
+-- workerMax/workerDuration are "" when the worker has no limiter.
+local function readMetaWithLimits(metaKey, workerMax, workerDuration)
+  local f = redis.call("HMGET", metaKey, "paused", "concurrency", "opts.maxLenEvents", "max", "duration")
+  local meta = metaOf(metaKey, f)
+  -- a value read is never nil (false when absent), and tonumber(false) is nil
+  meta.limitMax = tonumber(f[4]) or tonumber(workerMax)
+  meta.limitDuration = tonumber(workerDuration) or tonumber(f[5])
   return meta
 end
 
