@@ -18,7 +18,7 @@
 --@include queueState
 --@include readyJob
 --@include removeJobKeys
---@include deduplicate
+--@lazy deduplicate
 
 local base = ARGV[1]
 -- checked before the first write: a custom id whose key holds another type would be taken for a duplicate
@@ -38,8 +38,6 @@ local ready = false
 local delayedAdded = false
 local lastRunAt, lastScore = nil, nil
 local result = {}
-local dedupKeys = {wait = KEYS[3], active = KEYS[9], prioritized = KEYS[4], pc = KEYS[5], delayed = KEYS[6],
-  marker = KEYS[7], meta = KEYS[1], events = KEYS[8]}
 
 -- Jobs of one call often share a due time: the next score in that millisecond follows the one just given, with
 -- no lookup.
@@ -66,7 +64,10 @@ local function addOne(customId, name, timestamp, data, opts, delay, priority, li
   -- deduplication (deduplicate.lua): another job may own the window
   local de = optsTable["de"]
   if type(de) == "table" and type(de["id"]) == "string" then
-    local owner = deduplicate(base, dedupKeys, maxLen, de, jobId, name, data, optsTable, tonumber(timestamp))
+    local dedupKeys = {wait = KEYS[3], active = KEYS[9], prioritized = KEYS[4], pc = KEYS[5], delayed = KEYS[6],
+      marker = KEYS[7], meta = KEYS[1], events = KEYS[8]}
+    local owner = lib_deduplicate().deduplicate(base, dedupKeys, maxLen, de, jobId, name, data, optsTable,
+      tonumber(timestamp))
     if owner then
       return owner, 0
     end
