@@ -53,20 +53,15 @@ local shared = {now = 0, released = {locks = {}, ids = {}}}
 for i = 0, count - 1 do
   shared.now = math.max(shared.now, tonumber(ARGV[COMMON + i * STRIDE + 3]))
 end
--- one K table for every finish of each outcome (finishJob keeps it); a finish reads its arguments in ARGV itself
+-- one K table per outcome, shared by every finish (finishJob does not change it); each reads its arguments in ARGV
 local completedK = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
   KEYS[11]}
-local failedK -- made for the first failure
+local failedK = {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+  KEYS[11]}
 local replies = {}
 for i = 0, count - 1 do
   local at = COMMON + i * STRIDE
-  local K = completedK
-  if ARGV[at + 4] ~= "completed" then
-    failedK = failedK or {KEYS[1], KEYS[11], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
-      KEYS[11]}
-    K = failedK
-  end
-  local ok, reply = pcall(finishJob, K, ARGV, at, shared)
+  local ok, reply = pcall(finishJob, ARGV[at + 4] == "completed" and completedK or failedK, ARGV, at, shared)
   if ok then
     replies[#replies + 1] = reply
   else

@@ -61,9 +61,6 @@ local function jobProblem(jobKey, ...)
   return (readSoundJob(jobKey, select("#", ...), ...))
 end
 
--- The fields readJobToStart looks for: one table lookup per field of the job instead of five comparisons.
-local START_FIELDS = {ats = 1, processedOn = 2, pb = 3, rjk = 4, opts = 5}
-
 -- The fields of a job about to be started, as a flat HGETALL list, read and checked before the first write in one
 -- command (a hash is never empty in Redis, so an empty answer or an error is looked at with TYPE). The counter ats
 -- is checked as jobProblem does. Returns the problem (nil when sound), the list, and where in it (the value's index,
@@ -80,19 +77,17 @@ local function readJobToStart(jobKey)
   end
   local ats, on, pb, rjk, opts
   for i = 1, #flat - 1, 2 do
-    local which = START_FIELDS[flat[i]]
-    if which then
-      if which == 1 then
-        ats = i + 1
-      elseif which == 2 then
-        on = i + 1
-      elseif which == 3 then
-        pb = i + 1
-      elseif which == 4 then
-        rjk = i + 1
-      else
-        opts = i + 1
-      end
+    local f = flat[i]
+    if f == "ats" then
+      ats = i + 1
+    elseif f == "processedOn" then
+      on = i + 1
+    elseif f == "pb" then
+      pb = i + 1
+    elseif f == "rjk" then
+      rjk = i + 1
+    elseif f == "opts" then
+      opts = i + 1
     end
   end
   if ats then
