@@ -27,13 +27,15 @@ class AddAndProcessTest {
             assertEquals(java.util.List.of("1"), redis().lrange("bull:" + q + ":wait", 0, -1));
 
             CompletableFuture<Object> done = new CompletableFuture<>();
-            Worker worker = new Worker(q, j -> Map.of("sentTo", j.data(Email.class).to()), workerOptions().build());
-            worker.addListener(new WorkerListener() {
+            // listening from the start: the waiting job can finish before the constructor's caller goes on
+            WorkerListener completion = new WorkerListener() {
                 @Override
                 public void onCompleted(Job j, Object result) {
                     done.complete(result);
                 }
-            });
+            };
+            Worker worker = new Worker(q, j -> Map.of("sentTo", j.data(Email.class).to()), workerOptions().build(),
+                    completion);
             try {
                 assertEquals(Map.of("sentTo", "ana@example.com"), await(done));
             } finally {

@@ -40,12 +40,8 @@ class CrashRecoveryTest {
             CompletableFuture<String> lockAtStart = new CompletableFuture<>();
             CompletableFuture<Object> completed = new CompletableFuture<>();
             CompletableFuture<String> stalled = new CompletableFuture<>();
-            Worker worker = new Worker(q, j -> {
-                runs.incrementAndGet();
-                lockAtStart.complete(j.token());
-                return Map.of("recovered", true);
-            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofSeconds(1)).build());
-            worker.addListener(new WorkerListener() {
+            // listening from the start: the first stalled check runs as the worker starts
+            WorkerListener listener = new WorkerListener() {
                 @Override
                 public void onCompleted(Job j, Object result) {
                     completed.complete(result);
@@ -55,7 +51,13 @@ class CrashRecoveryTest {
                 public void onStalled(String jobId) {
                     stalled.complete(jobId);
                 }
-            });
+            };
+            Worker worker = new Worker(q, j -> {
+                runs.incrementAndGet();
+                lockAtStart.complete(j.token());
+                return Map.of("recovered", true);
+            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofSeconds(1)).build(),
+                    listener);
             try {
                 assertEquals(job.id(), await(stalled));
                 assertEquals(Map.of("recovered", true), await(completed));

@@ -56,8 +56,7 @@ class DamagedJobTest {
             try (Worker worker = new Worker(q, j -> {
                 redis().hset(key(q, j.id()), "atm", "not-a-number"); // damaged while it runs
                 return "done";
-            }, workerOptions().build())) {
-                worker.addListener(rec);
+            }, workerOptions().build(), rec)) {
                 eventually(Duration.ofSeconds(15), () -> redis().zscore(key(q, "failed"), job.id()) != null,
                         "the damaged job is in failed");
             }

@@ -405,7 +405,7 @@ class JobSchedulerTest {
             // as a BullMQ producer on another tz database might have stored it
             String opts = hash(q, first.id()).get("opts").replace("\"UTC\"", "\"Mars/Olympus_Mons\"");
             redis().hset(key(q, first.id()), "opts", opts);
-            Worker worker = new Worker(q, job -> "done", workerOptions().build()).addListener(rec);
+            Worker worker = new Worker(q, job -> "done", workerOptions().build(), rec);
             try {
                 eventually(WAIT, () -> redis().zscore(key(q, "completed"), first.id()) != null, "run processed");
                 eventually(WAIT, () -> rec.errors.stream().anyMatch(e -> e.getMessage().contains("Mars/Olympus_Mons")),
@@ -429,7 +429,7 @@ class JobSchedulerTest {
             redis().del(key(q, "repeat:f"));
             redis().set(key(q, "repeat:f"), "not a hash");
             Worker worker = new Worker(q, job -> calls.incrementAndGet(), workerOptions()
-                    .stalledInterval(Duration.ofMillis(500)).build()).addListener(rec);
+                    .stalledInterval(Duration.ofMillis(500)).build(), rec);
             try {
                 eventually(WAIT, () -> rec.errors.stream().anyMatch(e -> e instanceof RedisException),
                         "the failed update is reported");

@@ -72,8 +72,7 @@ class ReliabilityValidationTest {
             Job job = queue.add("x", Map.of("a", 1));
             redis().hset(key(q, job.id()), "data", "{not json");
             Recorder rec = new Recorder();
-            try (Worker worker = new Worker(q, j -> j.data(Map.class), workerOptions().build())) {
-                worker.addListener(rec);
+            try (Worker worker = new Worker(q, j -> j.data(Map.class), workerOptions().build(), rec)) {
                 eventually(Duration.ofSeconds(15), () -> redis().zscore(key(q, "failed"), job.id()) != null,
                         "the job fails");
             }

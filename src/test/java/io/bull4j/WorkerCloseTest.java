@@ -31,8 +31,7 @@ class WorkerCloseTest {
             Worker worker = new Worker(q, j -> {
                 started.countDown();
                 return gate.await(10, TimeUnit.SECONDS);
-            }, workerOptions().build());
-            worker.addListener(rec);
+            }, workerOptions().build(), rec);
             try {
                 assertTrue(started.await(10, TimeUnit.SECONDS));
                 CompletableFuture<Void> closing = CompletableFuture.runAsync(worker::close);

@@ -62,8 +62,7 @@ class WorkerLockTest {
                 assertFalse(never.await(5, TimeUnit.SECONDS));
                 lockAtEnd.complete(redis().get(key(q, j.id() + ":lock")) + "|" + j.token());
                 return "done";
-            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofMillis(500)).build());
-            worker.addListener(rec);
+            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofMillis(500)).build(), rec);
             try {
                 String[] seen = await(lockAtEnd).split("\\|");
                 assertEquals(seen[1], seen[0], "still our lock after 5 s");
@@ -119,8 +118,7 @@ class WorkerLockTest {
             Worker worker = new Worker(q, j -> {
                 redis().set(key(q, j.id() + ":lock"), "another-worker:1");
                 return "mine";
-            }, workerOptions().build());
-            worker.addListener(rec);
+            }, workerOptions().build(), rec);
             try {
                 eventually(WAIT, () -> rec.errors.stream().anyMatch(t -> t instanceof JobException
                         && ((JobException) t).reason() == JobException.Reason.LOCK_MISMATCH), "lock mismatch error");

@@ -37,8 +37,7 @@ class WorkerRedisDownTest {
                 assertEquals("1", queue.add("before", Map.of()).id());
                 WorkerTestKit.Recorder rec = new WorkerTestKit.Recorder();
                 Worker worker = new Worker(q, j -> null, WorkerOptions.builder().connection(conn)
-                        .drainDelay(Duration.ofSeconds(1)).build());
-                worker.addListener(rec);
+                        .drainDelay(Duration.ofSeconds(1)).build(), rec);
                 eventually(Duration.ofSeconds(10), () -> server.sync().zscore("bull:" + q + ":completed", "1") != null,
                         "processed while Redis was up");
 
