@@ -5,6 +5,7 @@ import io.bull4j.internal.codec.Json;
 
 import java.time.Instant;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -78,12 +79,21 @@ public final class QueueEvent {
          * @return its type; {@link #CUSTOM} when it is none of BullMQ's
          */
         public static Type fromWireName(String name) {
+            Type t = name == null ? null : BY_WIRE_NAME.get(name);
+            return t == null ? CUSTOM : t;
+        }
+
+        // one lookup per event read, without the array values() copies each time
+        private static final Map<String, Type> BY_WIRE_NAME = byWireName();
+
+        private static Map<String, Type> byWireName() {
+            Map<String, Type> m = new HashMap<>();
             for (Type t : values()) {
-                if (t.wireName != null && t.wireName.equals(name)) {
-                    return t;
+                if (t.wireName != null) {
+                    m.putIfAbsent(t.wireName, t); // the first, as the scan it replaces
                 }
             }
-            return CUSTOM;
+            return Map.copyOf(m);
         }
     }
 
