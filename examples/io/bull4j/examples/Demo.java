@@ -69,23 +69,9 @@ public final class Demo {
                     JobOptions.builder().attempts(3).backoff(Backoff.fixed(Duration.ofMillis(300))).build()),
                     "(fails once, retried after 300 ms)");
 
-            Worker worker = new Worker(queueName, job -> {
-                int attempt = attemptsSeen.merge(job.id(), 1, Integer::sum);
-                switch (job.name()) {
-                    case "greet":
-                        return "Hello, " + job.data(Map.class).get("name") + "!";
-                    case "reminder":
-                        return "Reminder: " + job.data(Map.class).get("text");
-                    case "flaky":
-                        if (attempt == 1) {
-                            throw new IllegalStateException("simulated outage on attempt " + attempt);
-                        }
-                        return "worked on attempt " + attempt;
-                    default:
-                        throw new IllegalArgumentException("unknown job " + job.name());
-                }
-            }, WorkerOptions.builder().connection(redis).concurrency(2).build());
-            worker.addListener(new WorkerListener() {
+            // passed to the constructor: the worker starts at once, and the jobs above are already waiting, so a
+            // listener added after it could miss the first of them
+            WorkerListener printer = new WorkerListener() {
                 @Override
                 public void onActive(Job job) {
                     print(out, "active", job, "");
@@ -106,7 +92,23 @@ public final class Demo {
                         print(out, "failed", job, "-> " + error.getMessage());
                     }
                 }
-            });
+            };
+            Worker worker = new Worker(queueName, job -> {
+                int attempt = attemptsSeen.merge(job.id(), 1, Integer::sum);
+                switch (job.name()) {
+                    case "greet":
+                        return "Hello, " + job.data(Map.class).get("name") + "!";
+                    case "reminder":
+                        return "Reminder: " + job.data(Map.class).get("text");
+                    case "flaky":
+                        if (attempt == 1) {
+                            throw new IllegalStateException("simulated outage on attempt " + attempt);
+                        }
+                        return "worked on attempt " + attempt;
+                    default:
+                        throw new IllegalArgumentException("unknown job " + job.name());
+                }
+            }, WorkerOptions.builder().connection(redis).concurrency(2).build(), printer);
             try {
                 if (!allCompleted.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the demo jobs did not all complete within " + TIMEOUT);
