@@ -81,6 +81,11 @@ class FinishBatchTest {
                 .collect(java.util.stream.Collectors.toSet());
     }
 
+    private static Set<String> withoutMinuteLists(Set<String> names) {
+        return names.stream().filter(n -> !(n.startsWith("metrics:") && n.endsWith(":data")))
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
     private static List<Map<String, String>> jobEvents(String q, String id) {
         return events(q).stream().filter(e -> id.equals(e.get("jobId"))).toList();
     }
@@ -117,8 +122,9 @@ class FinishBatchTest {
             assertEquals(jobEvents(single, id), jobEvents(batched, id), "events of job " + id);
         }
         assertEquals(0, redis().llen(key(batched, "active")));
-        // the same keys (no lock left behind by the batch's one DEL), the same stalled set and ready marker
-        assertEquals(keyNames(single), keyNames(batched));
+        // the same keys (no lock left behind by the batch's one DEL), the same stalled set and ready marker; a
+        // metrics ":data" list appears when a run crosses a minute on the clock, which the two runs may not both do
+        assertEquals(withoutMinuteLists(keyNames(single)), withoutMinuteLists(keyNames(batched)));
         assertEquals(redis().zrange(key(single, "marker"), 0, -1), redis().zrange(key(batched, "marker"), 0, -1));
         assertEquals(redis().smembers(key(single, "stalled")), redis().smembers(key(batched, "stalled")));
         for (String type : List.of("completed", "failed")) {
