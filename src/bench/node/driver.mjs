@@ -148,12 +148,15 @@ async function addRun(n, inflight) {
   return { jobs: n, jobs_per_s: n / cost.wall_s, ...cost };
 }
 
-// Job schedulers at scale, as bull4j's SchedulerRuns: n schedulers every `everyMs`, upserted at an even pace over
-// one interval (an every scheduler runs at once, so the iterations fall evenly over each interval), one Worker at
-// `conc` with an empty processor. After warmupS seconds a window of durationS seconds is measured: each iteration
-// whose processor starts in it, with its lateness (Date.now() at entry minus the due time in its id
-// repeat:<id>:<millis>), and the CPU of this process and of Redis over the window. remove: the template sets
-// removeOnComplete (the keyspace stays flat instead of growing by one job hash per run).
+// How far ahead of the creation the first scheduler runs start (SchedulerRuns.LEAD_MS).
+const LEAD_MS = 5000;
+
+// Job schedulers at scale, as bull4j's SchedulerRuns: n schedulers every `everyMs`, each with a start date of its
+// own so that the runs fall evenly over each interval, one Worker at `conc` with an empty processor. After warmupS
+// seconds from the first run, a window of durationS seconds is measured: each iteration whose processor starts in
+// it, with its lateness (Date.now() at entry minus the due time in its id repeat:<id>:<millis>), and the CPU of
+// this process and of Redis over the window. remove: the template sets removeOnComplete (the keyspace stays flat
+// instead of growing by one job hash per run).
 async function schedulersRun(n, conc, everyMs, warmupS, durationS, remove) {
   await admin.flushall('SYNC');
   const queue = new Queue(QUEUE, { connection });
@@ -173,22 +176,28 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS, remove) {
   }, { connection, concurrency: conc });
   worker.on('error', (err) => log(`worker error: ${err?.message}`));
   await worker.waitUntilReady();
-  // creation, paced: scheduler i at t0 + i * every / n, up to 50 upserts in flight
-  const t0 = performance.now() + 20;
+  // creation as fast as it goes (up to 50 upserts in flight), scheduler i with the start date T + i * every / n, T a
+  // lead ahead: its runs take their own even place in the interval however long the upserts take (SchedulerRuns's
+  // create); an upsert that ends after its start date ran at once instead, and is counted
+  const began = performance.now();
+  const firstDue = Date.now() + LEAD_MS;
   let next = 0;
+  let lateUpserts = 0;
   const lane = async () => {
     while (next < n) {
       const i = next++;
-      const wait = t0 + (i * everyMs) / n - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      await queue.upsertJobScheduler(`s${i}`, { every: everyMs },
+      const due = firstDue + Math.floor((i * everyMs) / n);
+      await queue.upsertJobScheduler(`s${i}`, { every: everyMs, startDate: due },
         remove ? { name: 'bench', data: {}, opts: { removeOnComplete: true } } : { name: 'bench', data: {} });
+      if (Date.now() >= due) lateUpserts++;
     }
   };
   await Promise.all(Array.from({ length: 50 }, lane));
-  const createS = (performance.now() - t0) / 1000;
-  log(`created ${n} schedulers every ${everyMs} ms in ${createS.toFixed(2)} s`);
-  await new Promise((resolve) => setTimeout(resolve, warmupS * 1000));
+  const createS = (performance.now() - began) / 1000;
+  log(`created ${n} schedulers every ${everyMs} ms in ${createS.toFixed(2)} s (first runs due ${LEAD_MS} ms after `
+    + `the start; ${lateUpserts} upserts ended after their start date)`);
+  // the warm-up counts from the first run
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDue + warmupS * 1000 - Date.now())));
   await admin.config('RESETSTAT');
   const m = await begin();
   const begun = Date.now();
@@ -215,7 +224,8 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS, remove) {
   await queue.close();
   const s = Array.from(late.subarray(0, iterations)).sort((a, b) => a - b);
   const offered = (n * 1000) / everyMs;
-  return { schedulers: n, every_ms: everyMs, concurrency: conc, create_s: createS, jobs: iterations,
+  return { schedulers: n, every_ms: everyMs, concurrency: conc, create_s: createS, late_upserts: lateUpserts,
+    jobs: iterations,
     offered_per_s: offered, jobs_per_s: iterations / cost.wall_s, sustained_fraction: iterations / cost.wall_s / offered,
     ...dist(s, 'late'), late_over_10ms_pct: (100 * s.filter((v) => v > 10).length) / Math.max(1, iterations),
     ...cost, waiting_at_end: waiting };
