@@ -178,7 +178,7 @@ async function schedulersRun(n, conc, everyMs, warmupS, durationS, remove) {
   await worker.waitUntilReady();
   // creation as fast as it goes (up to 50 upserts in flight), scheduler i with the start date T + i * every / n, T a
   // lead ahead: its runs take their own even place in the interval however long the upserts take (SchedulerRuns's
-  // create); an upsert that ends after its start date ran at once instead, and is counted
+  // create); an upsert that ends after its start date may have started its first run late, and is counted
   const began = performance.now();
   const firstDue = Date.now() + LEAD_MS;
   let next = 0;

@@ -137,8 +137,8 @@ final class SchedulerRuns {
      * {@code T} a lead ahead: its first run, and with it every later one, takes its own even place in the interval
      * however long the upserts take. (Upserts paced through one interval, each running at once, spread the runs
      * unevenly when the creation took longer than the interval: in 2.9 s of upserts, the eighths of each second
-     * were due from 24 % fewer to 9 % more runs than the mean.) An upsert that ends after its
-     * start date ran at once instead; they are counted.
+     * were due from 24 % fewer to 9 % more runs than the mean.) An upsert that ends after its start date may have
+     * started its first run late, out of its place; they are counted (0 in every run so far).
      */
     private static Created create(Queue queue, int n, long everyMs, boolean remove) throws Exception {
         JobTemplate template = remove
