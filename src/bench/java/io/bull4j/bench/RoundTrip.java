@@ -18,7 +18,8 @@ import java.nio.charset.StandardCharsets;
  * connection (the write handed to its event loop, the reply handed back) and through a plain blocking socket (the
  * calling thread writes and reads itself), alternating in rounds. At concurrency 1 a worker pays that difference on
  * every job (issue 15's c=1 target). Usage, from the repository, with the class path run-bench.sh builds:
- * {@code java -cp target/test-classes:$(cat target/bench-classpath.txt) io.bull4j.bench.RoundTrip PORT [CALLS] [ROUNDS]}
+ * {@code java -cp target/test-classes:$(cat target/bench-classpath.txt) io.bull4j.bench.RoundTrip PORT [CALLS]
+ * [ROUNDS]}
  */
 public final class RoundTrip {
     private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
