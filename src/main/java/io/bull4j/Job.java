@@ -596,8 +596,9 @@ public final class Job {
     /**
      * Blocks until the job has completed or failed, and returns it as stored then. It follows the queue's events
      * stream on a Redis connection of its own (opened for this call, closed before it returns), so nothing polls.
-     * A job that finished already returns at once. A job removed on completion ({@code removeOnComplete}) is
-     * returned as this snapshot plus the return value the {@code completed} event carried.
+     * A job that finished already returns at once. A job removed on completion ({@code removeOnComplete}) during
+     * the call is returned as this snapshot plus the return value the {@code completed} event carried; one removed
+     * before the call began is gone, and not found (as in BullMQ).
      *
      * @param timeout how long to wait at most
      * @return the job as stored when it finished

@@ -63,13 +63,16 @@ final class JobFinishWaiter {
             if (start) {
                 events.run();
             }
+            // read once the listener is on: an end after this entry either reaches the listener or is in the
+            // stream after it, even when the reader hands it on (and moves its cursor) while we look
+            String registeredAt = events.lastEventId();
             IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
             switch (now.status()) {
                 case COMPLETED: case FAILED:
                     return finished(now);
                 case MISSING:
                     // it may have finished and been removed (removeOnComplete) just now: look, but do not wait
-                    return outcome(end.isDone() ? waitFor(end, deadline, timeout) : unreadEnd(events));
+                    return outcome(end.isDone() ? waitFor(end, deadline, timeout) : endAfter(registeredAt, events));
                 default:
                     return outcome(waitFor(end, deadline, timeout));
             }
@@ -98,9 +101,8 @@ final class JobFinishWaiter {
         }
     }
 
-    /** This job's end among the entries the reader has not handed on yet, or null. */
-    private QueueEvent unreadEnd(QueueEvents events) {
-        String cursor = events.lastEventId();
+    /** This job's end among the stream's entries after {@code cursor}, or null. */
+    private QueueEvent endAfter(String cursor, QueueEvents events) {
         while (cursor != null) {
             List<QueueEvent> batch = events.readAfter(cursor);
             if (batch.isEmpty()) {

@@ -27,6 +27,30 @@ class QueueEventsWaitTest {
         return CompletableFuture.supplyAsync(wait, r -> new Thread(r, "waiter").start());
     }
 
+    /**
+     * Runs a wait on a thread of its own and returns once it is parked on the job's end (white-box): a job removed
+     * on completion before the wait began is not found, so the worker must not start sooner.
+     */
+    private static <T> CompletableFuture<T> parked(Supplier<T> wait) throws InterruptedException {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                f.complete(wait.get());
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        }, "waiter");
+        waiter.start();
+        eventually(Duration.ofSeconds(10), () -> f.isDone() || parkedOnTheEnd(waiter), "the waiter parked");
+        assertFalse(f.isDone(), "still waiting");
+        return f;
+    }
+
+    private static boolean parkedOnTheEnd(Thread waiter) {
+        return Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
+                f.getClassName().equals(JobFinishWaiter.class.getName()) && f.getMethodName().equals("waitFor"));
+    }
+
     private static long blockedReads() {
         return Arrays.stream(redis().clientList().split("\n"))
                 .filter(l -> l.contains("cmd=xread") && l.matches(".*flags=\\S*b.*")).count();
@@ -113,13 +137,31 @@ class QueueEventsWaitTest {
         String q = queueName("qe-wait-roc");
         try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
             Job job = queue.add("w", Map.of("in", 1), JobOptions.builder().removeOnComplete(true).build());
-            CompletableFuture<Job> done = async(() -> job.waitUntilFinished(events, LONG));
+            CompletableFuture<Job> done = parked(() -> job.waitUntilFinished(events, LONG));
             try (Worker worker = new Worker(q, j -> Map.of("out", 2), workerOptions().build())) {
                 Job finished = await(done);
                 assertEquals(Map.of("out", 2), finished.returnValue(Map.class));
                 assertEquals(Map.of("in", 1), finished.data());
             }
             assertEquals(0, redis().exists("bull:" + q + ":" + job.id()));
+        }
+    }
+
+    @Test
+    void removedOnCompleteBeforeTheWaitIsNotFound() throws Exception {
+        String q = queueName("qe-wait-roc-before");
+        QueueEventsRecorder rec = new QueueEventsRecorder();
+        try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
+            events.addListener(rec);
+            Job job = queue.add("w", Map.of(), JobOptions.builder().removeOnComplete(true).build());
+            try (Worker worker = new Worker(q, j -> 1, workerOptions().build())) {
+                rec.await(QueueEvent.Type.COMPLETED, job.id());
+            }
+            // its record is gone with it, as in BullMQ (isFinished answers "missing")
+            assertEquals(JobException.Reason.JOB_NOT_FOUND, assertThrows(JobException.class,
+                    () -> job.waitUntilFinished(events, LONG)).reason());
+            assertEquals(JobException.Reason.JOB_NOT_FOUND, assertThrows(JobException.class,
+                    () -> job.waitUntilFinished(LONG)).reason());
         }
     }
 
@@ -147,19 +189,8 @@ class QueueEventsWaitTest {
         try (Queue queue = new Queue(q, queueOptions())) {
             QueueEvents events = events(q);
             Job job = queue.add("w", Map.of());
-            CompletableFuture<Job> done = new CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    done.complete(job.waitUntilFinished(events, LONG));
-                } catch (RuntimeException e) {
-                    done.completeExceptionally(e);
-                }
-            }, "waiter");
-            waiter.start();
-            // white-box, so that the close lands during the wait and not before it began
-            eventually(Duration.ofSeconds(10), () -> Arrays.stream(waiter.getStackTrace()).anyMatch(f ->
-                    f.getClassName().equals(JobFinishWaiter.class.getName()) && f.getMethodName().equals("waitFor")),
-                    "the waiter parked on the job's end");
+            // so that the close lands during the wait and not before it began
+            CompletableFuture<Job> done = parked(() -> job.waitUntilFinished(events, LONG));
             events.close();
             Throwable e = failure(done);
             assertEquals(Bull4jException.class, e.getClass(), e.toString());
