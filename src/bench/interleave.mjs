@@ -17,8 +17,8 @@
 // (--flows, default 1000, quick 100; --n does not apply to them). Issue 15's: latency/c1-sequential (--n-latency
 // sequential jobs, default 2000, quick 300, after 50 uncounted ones) and delayed/bulk<N> (N delayed jobs added
 // through addBulk while a worker runs; N comes from the name, --n does not apply).
-// Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role) and
-// DIR/summary.md; prints the summary too.
+// Writes DIR/raw.jsonl (every run's 'bullmq-bench/1' line, tagged with variant, pair and role), DIR/summary.md
+// and each role's whole stderr as DIR/stderr-<role>.log; prints the summary too.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -182,6 +182,10 @@ String(args.baseline ?? '').split(',').filter(Boolean).forEach((d, i) => {
 });
 const BASES = ROLES.slice(2);
 
+// every role's stderr, whole, in DIR/stderr-<role>.log (a worker's warnings explain a stall the lines only show),
+// each run marked by a line before it
+const stderrLog = (role) => path.join(OUT_DIR, `stderr-${role.role}.log`);
+
 // a role's process kept running for a variant (--close: BullMQ's driver or a bull4j harness), its lines read as they
 // come
 class Served {
@@ -202,7 +206,10 @@ class Served {
       }
       this.wake();
     });
-    this.proc.stderr.setEncoding('utf8').on('data', (d) => { this.stderr = (this.stderr + d).slice(-3000); });
+    this.proc.stderr.setEncoding('utf8').on('data', (d) => {
+      this.stderr = (this.stderr + d).slice(-3000);
+      fs.appendFileSync(stderrLog(role), d);
+    });
     this.proc.on('exit', (code) => { this.exitCode = code; this.wake(); });
   }
 
@@ -241,6 +248,7 @@ class Served {
 async function runOne(variant, role, served) {
   redis('FLUSHALL', 'SYNC');
   const t0 = Date.now();
+  fs.appendFileSync(stderrLog(role), `--- ${variant}: run started ${new Date(t0).toISOString()} ---\n`);
   const [mode, name] = variant.split('/');
   let lines;
   if (served) {
@@ -249,6 +257,7 @@ async function runOne(variant, role, served) {
     const [bin, argv] = role.cmd(variant);
     const r = spawnSync(bin, argv, { encoding: 'utf8', env: { ...process.env, BENCH_SKIP_BUILD: '1' },
       maxBuffer: 64 << 20 });
+    fs.appendFileSync(stderrLog(role), r.stderr ?? '');
     if (r.status !== 0) throw new Error(`${role.label} ${variant} failed (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
     lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   }

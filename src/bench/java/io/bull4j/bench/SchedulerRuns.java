@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * processor. After {@code warmup} seconds from the first run, a window of {@code duration} seconds is measured: every
  * iteration whose processor starts inside it counts, with its lateness (processor entry, wall clock ms, minus the
  * due time that its id {@code repeat:<id>:<millis>} carries), and the CPU of the JVM and Redis over the window.
+ * A {@link StallWatch} over the window tells a stall of the machine or of Redis from one of the worker's.
  * With {@code remove}, the template sets {@code removeOnComplete}: the keyspace stays flat instead of growing by
  * one job hash per run (keep), whose doublings of Redis's main hash table slow every command while it rehashes.
  */
@@ -50,7 +51,8 @@ final class SchedulerRuns {
         // the measured window, in wall-clock ms; processor entries outside it are not recorded
         AtomicLong from = new AtomicLong(Long.MAX_VALUE);
         AtomicLong until = new AtomicLong(Long.MAX_VALUE);
-        try (Bull4jConnection qc = b.connect(); Bull4jConnection wc = b.connect(); Queue queue = b.queue(name, qc)) {
+        try (Bull4jConnection qc = b.connect(); Bull4jConnection wc = b.connect(); Queue queue = b.queue(name, qc);
+             StallWatch stalls = new StallWatch(b.admin)) {
             Worker worker = new Worker(name, job -> {
                 long now = System.currentTimeMillis();
                 if (now >= from.get() && now < until.get()) {
@@ -73,11 +75,13 @@ final class SchedulerRuns {
                 Sleep.ms(Math.max(0, start - System.currentTimeMillis()));
                 Map<String, Long> threadsBefore = Cpu.threadTicks();
                 Measure.Snapshot m = b.measure.begin();
+                stalls.begin();
                 long begun = System.currentTimeMillis();
                 long end = begun + Math.round(durationS * 1000);
                 until.set(end);
                 from.set(begun);
                 Sleep.ms(Math.max(0, end - System.currentTimeMillis()));
+                stalls.end();
                 int iterations = Math.min(count.get(), late.length);
                 Run cost = b.measure.end(m, Math.max(1, iterations), System.nanoTime());
                 Map<String, Long> threadsAfter = Cpu.threadTicks();
@@ -92,7 +96,9 @@ final class SchedulerRuns {
                 if (at != null) {
                     dump(at, late, iterations);
                 }
-                return result(n, everyMs, concurrency, durationS, created, late, iterations, cost, queue);
+                Run r = result(n, everyMs, concurrency, durationS, created, late, iterations, cost, queue);
+                stalls.report(r);
+                return r;
             } finally {
                 worker.close();
             }
