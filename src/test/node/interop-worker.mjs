@@ -96,8 +96,10 @@ async function runWorker(spec) {
       await job.updateProgress(spec.progress);
     }
     if (spec.rateLimitOnce && job.attemptsStarted <= 1) {
+      // 'at' is taken before the call: the limit's window starts after it, however late the loop resumes here
+      const at = Date.now();
       await worker.rateLimit(spec.rateLimitOnce.ms);
-      out({ ev: 'threw', at: Date.now(), id: job.id });
+      out({ ev: 'threw', at, id: job.id });
       throw Worker.RateLimitError();
     }
     if (spec.workMs) {

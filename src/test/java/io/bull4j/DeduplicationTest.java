@@ -77,7 +77,7 @@ class DeduplicationTest {
         try (Queue queue = new Queue(q, queueOptions())) {
             Deduplication d = Deduplication.builder("e1").ttl(Duration.ofSeconds(30)).extend(true).build();
             Job first = queue.add("a", Map.of(), dedup(d));
-            redis().pexpire(key(q, "de:e1"), 2000);
+            redis().pexpire(key(q, "de:e1"), 10_000);
             assertEquals(first.id(), queue.add("a", Map.of(), dedup(d)).id());
             assertTrue(redis().pttl(key(q, "de:e1")) > 25_000, "the hit restarted the ttl");
             assertEquals(1, events(q, "deduplicated", first.id()).size());

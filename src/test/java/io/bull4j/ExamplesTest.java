@@ -153,8 +153,8 @@ class ExamplesTest {
         Orders orders = new Orders();
         CountDownLatch twoRan = new CountDownLatch(2);
         Map<String, Object> results = new ConcurrentHashMap<>();
-        // why 1 s: paying must happen before the window closes, even on a slow machine
-        try (UnpaidOrderAutoCancel shop = new UnpaidOrderAutoCancel(connection(), q, orders, Duration.ofSeconds(1))) {
+        // why 3 s: paying must happen before the window closes, even on a slow, loaded machine
+        try (UnpaidOrderAutoCancel shop = new UnpaidOrderAutoCancel(connection(), q, orders, Duration.ofSeconds(3))) {
             shop.addListener(new WorkerListener() {
                 @Override
                 public void onCompleted(Job job, Object result) {
@@ -178,10 +178,10 @@ class ExamplesTest {
             assertFalse(shop.pay("unpaid"), "a cancelled order cannot be paid");
 
             Map<String, String> hash = redis().hgetall("bull:" + q + ":cancel-unpaid");
-            assertTrue(hash.get("opts").contains("\"delay\":1000"), "opts " + hash.get("opts"));
+            assertTrue(hash.get("opts").contains("\"delay\":3000"), "opts " + hash.get("opts"));
             assertEquals("\"cancelled\"", hash.get("returnvalue"));
             long waited = Long.parseLong(hash.get("processedOn")) - Long.parseLong(hash.get("timestamp"));
-            assertTrue(waited >= 1000, "ran only after the payment window, waited " + waited + " ms");
+            assertTrue(waited >= 3000, "ran only after the payment window, waited " + waited + " ms");
             assertNotNull(redis().zscore("bull:" + q + ":completed", unpaidJob.id()));
             assertTrue(eventsFor(q, "cancel-unpaid").contains("delayed"), "it went through the delayed set");
         }
@@ -309,9 +309,10 @@ class ExamplesTest {
         List<long[]> all = new java.util.ArrayList<>(calls);
         assertEquals(9, all.size(), "8 webhooks, one of them twice (after its 429), the duplicate never");
         long refusedAt = all.stream().filter(c -> c[1] == 429).findFirst().orElseThrow()[0];
-        // calls of the 429's own window may already be under way; none starts later within the Retry-After
-        assertTrue(all.stream().noneMatch(c -> c[0] > refusedAt + 150 && c[0] < refusedAt + 600 - 20),
-                "no call during the provider's Retry-After");
+        // the other calls of the 429's own window (at most 2 of its 3) were fetched before it and may start after it,
+        // however late a loaded machine starts their threads; no job fetched later starts within the Retry-After
+        long during = all.stream().filter(c -> c[0] > refusedAt && c[0] < refusedAt + 600 - 20).count();
+        assertTrue(during <= 2, during + " calls during the provider's Retry-After");
         all.sort((a, b) -> Long.compare(a[0], b[0]));
         // 9 calls at 3 per 400 ms need 3 windows: the last starts at least 800 ms after the first
         assertTrue(all.get(8)[0] - all.get(0)[0] >= 800 - 20, "held to 3 per 400 ms");

@@ -96,8 +96,11 @@ class QueueEventsInteropTest {
             // bull4j's reader and bullmq's, each over the whole stream
             QueueEventsRecorder rec = new QueueEventsRecorder();
             long total = redis().xlen("bull:" + q + ":events");
-            try (QueueEvents events = events(q, "0")) {
+            // started once the listener is on: from "0" the first entries would otherwise be delivered at once
+            try (QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(connection())
+                    .lastEventId("0").autorun(false).build())) {
                 events.addListener(rec);
+                events.run();
                 rec.await(CLEANED, null);
             }
             List<QueueEvent> ours = rec.events();

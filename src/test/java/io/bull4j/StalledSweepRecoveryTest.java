@@ -42,8 +42,7 @@ class StalledSweepRecoveryTest {
                     runs.incrementAndGet();
                     return "recovered";
                 }, workerOptions().lockDuration(Duration.ofMillis(LOCK_MS))
-                        .stalledInterval(Duration.ofMillis(STALLED_MS)).build());
-                worker.addListener(new WorkerListener() {
+                        .stalledInterval(Duration.ofMillis(STALLED_MS)).build(), new WorkerListener() {
                     @Override
                     public void onStalled(String jobId) {
                         stalledAt.complete(System.nanoTime());
@@ -98,8 +97,7 @@ class StalledSweepRecoveryTest {
             CompletableFuture<String> stalled = new CompletableFuture<>();
             // the worker's own pass interval is far beyond the wait below: only the sweep can recover the job in time
             Worker worker = new Worker(q, j -> "recovered", workerOptions().lockDuration(Duration.ofMillis(LOCK_MS))
-                    .stalledInterval(Duration.ofMinutes(2)).build());
-            worker.addListener(new WorkerListener() {
+                    .stalledInterval(Duration.ofMinutes(2)).build(), new WorkerListener() {
                 @Override
                 public void onStalled(String jobId) {
                     stalled.complete(jobId);

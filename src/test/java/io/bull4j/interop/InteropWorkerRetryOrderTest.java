@@ -22,11 +22,12 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * An immediate retry (no backoff) and a delayed job that fell due during the failed attempt: the retry first moves
  * the due job to wait, then re-queues the retried one, so the delayed job runs before the second attempt. With an
- * idle worker, D (delay 300 ms) then A (2 attempts, the first outlasts D's delay and throws): A, D, A, and the same
+ * idle worker, D (delay 1 s) then A (2 attempts, the first outlasts D's delay and throws): A, D, A, and the same
  * events in the same order, whether bullmq's worker or bull4j's ran them.
  */
 class InteropWorkerRetryOrderTest {
-    private static final Duration D_DELAY = Duration.ofMillis(300);
+    /** Long enough that A is taken before D falls due, however slowly a loaded machine adds and fetches A. */
+    private static final Duration D_DELAY = Duration.ofSeconds(1);
     /** How far past D's due time the first attempt of A (on bull4j) runs before it throws. */
     private static final long PAST_DUE_MS = 300;
 
@@ -60,10 +61,10 @@ class InteropWorkerRetryOrderTest {
         String q = queueName("retry-order-n");
         try (Queue queue = new Queue(q, queueOptions())) {
             List<String> started;
-            // A's first attempt runs a second: D falls due meanwhile
+            // A's first attempt outlasts D's delay: D falls due meanwhile
             try (NodeWorker node = startNodeWorker(q, obj("finals", 2, "opts", obj("drainDelay", 1),
                     "fail", obj("attempts", 1, "names", List.of("A"), "message", "first attempt"),
-                    "hold", obj("name", "A", "attempts", 1, "ms", 1000)))) {
+                    "hold", obj("name", "A", "attempts", 1, "ms", D_DELAY.toMillis() + 700)))) {
                 addDThenA(q, queue);
                 assertEquals(0, node.exit());
                 started = node.seen().stream().filter(matches("start", null))
