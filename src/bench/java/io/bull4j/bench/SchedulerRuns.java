@@ -95,6 +95,8 @@ final class SchedulerRuns {
                 Log.log("JVM CPU by thread per iteration:" + busiest);
                 if (at != null) {
                     dump(at, late, iterations);
+                    java.nio.file.Files.writeString(java.nio.file.Path.of(b.cfg.latencyDump + ".stalls"),
+                            stalls.notable());
                 }
                 Run r = result(n, everyMs, concurrency, durationS, created, late, iterations, cost, queue);
                 stalls.report(r);
@@ -105,7 +107,10 @@ final class SchedulerRuns {
         }
     }
 
-    /** --latency-dump F: one line per measured run, "entry_ms lateness_ms", to see when the slow runs fall. */
+    /**
+     * --latency-dump F: one line per measured run, "entry_ms lateness_ms", to see when the slow runs fall; and
+     * F.stalls, the stall watch's notable ticks ("wall_ms late_ms echo_ms"), to see what happened then.
+     */
     private void dump(long[] at, long[] late, int iterations) throws java.io.IOException {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < iterations; i++) {

@@ -19,6 +19,9 @@ final class StallWatch implements AutoCloseable {
     private double maxLateAtS;
     private double maxEchoMs;
     private double maxEchoAtS;
+    /** Ticks with a late wake-up or a slow ECHO (over {@value #NOTABLE_MS} ms): "wall_ms late_ms echo_ms". */
+    private final StringBuilder notable = new StringBuilder();
+    private static final double NOTABLE_MS = 2;
 
     StallWatch(RedisAdmin admin) {
         this.admin = admin;
@@ -31,6 +34,7 @@ final class StallWatch implements AutoCloseable {
     synchronized void begin() {
         windowStartNs = System.nanoTime();
         windowEndNs = Long.MAX_VALUE;
+        notable.setLength(0);
         maxLateMs = maxEchoMs = maxLateAtS = maxEchoAtS = 0;
     }
 
@@ -43,6 +47,11 @@ final class StallWatch implements AutoCloseable {
     synchronized void report(Run r) {
         r.put("stall_tick_late_max_ms", round(maxLateMs)).put("stall_tick_late_max_at_s", round(maxLateAtS));
         r.put("stall_echo_max_ms", round(maxEchoMs)).put("stall_echo_max_at_s", round(maxEchoAtS));
+    }
+
+    /** The window's notable ticks, a line each: "wall_ms late_ms echo_ms" (see --latency-dump). */
+    synchronized String notable() {
+        return notable.toString();
     }
 
     private static double round(double v) {
@@ -73,6 +82,10 @@ final class StallWatch implements AutoCloseable {
     private synchronized void record(long t0, double lateMs, long t1, double echoMs) {
         if (t0 < windowStartNs || t0 >= windowEndNs) {
             return;
+        }
+        if (lateMs > NOTABLE_MS || echoMs > NOTABLE_MS) {
+            notable.append(System.currentTimeMillis()).append(' ').append(round(lateMs)).append(' ')
+                    .append(round(echoMs)).append('\n');
         }
         if (lateMs > maxLateMs) {
             maxLateMs = lateMs;
