@@ -126,6 +126,21 @@ final class JobControl {
         }
     }
 
+    /**
+     * Close, after its timeout: interrupts the processors still running, telling {@code marking} each job first. As
+     * a cancellation, only while the processor runs: never into the thread's write of an outcome.
+     */
+    void interruptRunning(Consumer<String> marking) {
+        for (Run run : new ArrayList<>(runs.values())) {
+            synchronized (run) {
+                if (run.state == RUNNING) {
+                    marking.accept(run.job.id());
+                    run.thread.interrupt();
+                }
+            }
+        }
+    }
+
     /** Cancels this worker's running attempt of the job; false when it runs none (or it is already cancelled). */
     boolean cancel(String jobId, String reason) {
         Run run = runs.get(jobId);

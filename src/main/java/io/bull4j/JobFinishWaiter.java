@@ -57,22 +57,23 @@ final class JobFinishWaiter {
                     break;
             }
         };
+        // where the wait begins, read before the listener is on: an end after this entry is in the stream after it,
+        // and reaches the listener too unless the reader was already handing it on (to a list without ours)
+        String waitFrom = events.lastEventId();
         events.onJob(job.id(), listener, () -> end.completeExceptionally(
                 new Bull4jException("QueueEvents on " + ctx.name() + " closed while waiting for job " + job.id())));
         try {
             if (start) {
-                events.run();
+                events.run(); // ours starts with the listener on, at the stream's end
+                waitFrom = events.lastEventId();
             }
-            // read once the listener is on: an end after this entry either reaches the listener or is in the
-            // stream after it, even when the reader hands it on (and moves its cursor) while we look
-            String registeredAt = events.lastEventId();
             IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
             switch (now.status()) {
                 case COMPLETED: case FAILED:
                     return finished(now);
                 case MISSING:
                     // it may have finished and been removed (removeOnComplete) just now: look, but do not wait
-                    return outcome(end.isDone() ? waitFor(end, deadline, timeout) : endAfter(registeredAt, events));
+                    return outcome(end.isDone() ? waitFor(end, deadline, timeout) : endAfter(waitFrom, events));
                 default:
                     return outcome(waitFor(end, deadline, timeout));
             }

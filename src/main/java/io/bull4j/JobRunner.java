@@ -255,6 +255,14 @@ final class JobRunner {
         }
         running.put(job.id(), Thread.currentThread());
         JobControl.Run run = control.start(job, Thread.currentThread(), slot);
+        if (closing) {
+            // close began after the chain looked, and may have interrupted the running jobs before this one was
+            // registered: it is given back unstarted, as the chain gives back what it has not started
+            control.end(run);
+            running.remove(job.id(), Thread.currentThread());
+            giveBack(job.id(), job.token());
+            return null;
+        }
         boolean late = false;
         boolean detached = false;
         Telemetry.Span span = opts.telemetry() == null ? null
@@ -384,7 +392,7 @@ final class JobRunner {
      * a finish that has to be retried renews it again between its tries ({@link OutcomeWrites#write}).
      */
     private void stopRenewing(Job job) {
-        locks.untrack(job.id());
+        locks.untrack(job.id(), job.token());
     }
 
     /**
@@ -460,7 +468,8 @@ final class JobRunner {
         @Override
         public void reject() {
             accountFor(job);
-            FetchedJob next = first.getNow(null);
+            // a failed finish fetched nothing (and getNow would throw, leaving the slot held)
+            FetchedJob next = first.isCompletedExceptionally() ? null : first.getNow(null);
             if (next != null && next.isPresent()) {
                 giveBackLater(next.id(), nextToken);
             }
@@ -627,9 +636,6 @@ final class JobRunner {
     }
 
     void interruptAll() {
-        running.forEach((id, thread) -> {
-            interruptedByClose.add(id);
-            thread.interrupt();
-        });
+        control.interruptRunning(interruptedByClose::add);
     }
 }

@@ -55,9 +55,23 @@ final class LockRenewer {
         held.put(jobId, token);
     }
 
-    /** Stops renewing the job's lock, keeping its lease (a finish may still be retried under it). */
-    void untrack(String jobId) {
-        held.remove(jobId);
+    /**
+     * Stops renewing the job's lock with {@code token}, keeping its lease (a finish may still be retried under it).
+     * A lock of another token is left alone: the job may already be fetched again under it.
+     */
+    void untrack(String jobId, String token) {
+        held.remove(jobId, token);
+    }
+
+    /**
+     * Renews the job's lock with {@code token} again (between the tries of a finish), but only while its lease is
+     * still that token's: neither the lease nor the renewal of a newer fetch of the job is replaced.
+     */
+    void retrack(String jobId, String token) {
+        Lease lease = leases.get(jobId);
+        if (lease != null && lease.token().equals(token)) {
+            held.putIfAbsent(jobId, token);
+        }
     }
 
     /** Stops renewing and drops the lease, whatever the token: the worker gives the job up (close). */

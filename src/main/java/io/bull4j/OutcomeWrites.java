@@ -69,11 +69,12 @@ final class OutcomeWrites {
                     log.info("{} of job {} (queue {}) failed ({}); trying again while its lock can still be held",
                             what, job.id(), ctx.name(), e.getMessage());
                 }
-                locks.track(job.id(), job.token()); // renewed between tries: the lock must not expire meanwhile
+                locks.retrack(job.id(), job.token()); // renewed between tries: the lock must not expire meanwhile
                 try {
                     pause(Math.min(RETRY_PAUSE_MAX_MS, 50L * attempt));
                 } finally {
-                    locks.untrack(job.id()); // not while a try may delete it (a renewal would call it lost)
+                    // not while a try may delete it (a renewal would call it lost)
+                    locks.untrack(job.id(), job.token());
                 }
                 if (!locks.mayStillHold(job.id(), job.token())) {
                     throw e; // given up by close, or lost while we waited

@@ -171,6 +171,9 @@ public final class QueueEvents implements AutoCloseable {
     /** Events about one job only; {@code onClose} runs if this reader closes while it is registered. */
     void onJob(String jobId, QueueEventListener listener, Runnable onClose) {
         listeners.add(new Registration(null, jobId, listener, onClose));
+        if (isClosed()) {
+            onClose.run(); // close() may have told the registrations before this one was added
+        }
     }
 
     /** {@return the name of the queue read} */

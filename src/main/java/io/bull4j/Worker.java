@@ -54,9 +54,12 @@ public final class Worker implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final JobControl control;
     private final Object lifecycle = new Object();
+    private final Object pausing = new Object();
     private Thread fetchThread;
     private boolean started;
     private boolean closed;
+    /** Counted down when the first close has let go of the jobs: a later close() waits for it. */
+    private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
     private final boolean manual;
 
     /**
@@ -351,14 +354,18 @@ public final class Worker implements AutoCloseable {
 
     /** Stops taking new jobs; running jobs go on. */
     public void pause() {
-        runner.setPaused(true);
-        fetch.pause();
+        synchronized (pausing) { // with resume(): the runner and the fetch loop never left in opposite states
+            runner.setPaused(true);
+            fetch.pause();
+        }
     }
 
     /** Takes jobs again after {@link #pause()} or {@link #drain(Duration)}. */
     public void resume() {
-        runner.setPaused(false);
-        fetch.resume();
+        synchronized (pausing) {
+            runner.setPaused(false);
+            fetch.resume();
+        }
     }
 
     /** {@return whether this worker is paused (by {@link #pause()} or {@link #drain(Duration)})} */
@@ -390,7 +397,8 @@ public final class Worker implements AutoCloseable {
      * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs up to
      * {@link WorkerOptions#closeTimeout()} (30 s by default); then it goes on as {@link #close(Duration)}. It
      * returns within about closeTimeout + {@value #INTERRUPT_GRACE_MS} ms + the command timeout, whatever the
-     * processors do. Do not call it from this worker's own processor or listeners: it would wait for itself.
+     * processors do. Do not call it from this worker's own processor or listeners: it would wait for itself. A
+     * call while another thread's close is under way returns once that one has waited for the running jobs.
      */
     @Override
     public void close() {
@@ -417,12 +425,15 @@ public final class Worker implements AutoCloseable {
 
     private void closeWithin(Duration timeout) {
         boolean wasStarted;
+        boolean first;
         synchronized (lifecycle) {
-            if (closed) {
-                return;
-            }
+            first = !closed;
             closed = true;
             wasStarted = started;
+        }
+        if (!first) {
+            awaitFirstClose();
+            return;
         }
         runner.stopFetchingNext();
         fetch.stop();
@@ -446,11 +457,24 @@ public final class Worker implements AutoCloseable {
             if (ownsExecutor) {
                 executor.shutdownNow();
             }
+            closeDone.countDown(); // before onClosed: a listener that closes again must not wait for itself
             bus.emit(WorkerListener::onClosed);
             bus.close();
             if (ownsConnection) {
                 ctx.link.close();
             }
+        }
+    }
+
+    /**
+     * A second close (a shutdown hook while the application closes, say) returns only once the first has waited
+     * for the running jobs, as its caller expects; an interrupt ends the wait.
+     */
+    private void awaitFirstClose() {
+        try {
+            closeDone.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -17,7 +17,7 @@ class LockRenewerLeaseTest {
     @Test
     void forgettingAnEarlierAttemptKeepsTheLeaseOfTheNextOne() {
         locks.track("7", "first");
-        locks.untrack("7"); // the first attempt's outcome (a retry to wait) is being written
+        locks.untrack("7", "first"); // the first attempt's outcome (a retry to wait) is being written
         locks.track("7", "second", System.nanoTime()); // fetched again meanwhile
         locks.forget("7", "first"); // the first attempt's thread ends
         assertTrue(locks.mayStillHold("7", "second"));
@@ -25,6 +25,30 @@ class LockRenewerLeaseTest {
         locks.forget("7", "second");
         assertFalse(locks.mayStillHold("7", "second"));
         assertEquals(0, locks.size());
+    }
+
+    @Test
+    void theEndOfAnEarlierAttemptLeavesTheRenewalOfTheNextOneAlone() {
+        locks.track("9", "first");
+        locks.untrack("9", "first"); // the first attempt's outcome is being written, and is applied
+        locks.track("9", "second", System.nanoTime()); // fetched again before its answer came
+        locks.retrack("9", "first"); // the first attempt's write is tried again: its lock must not be renewed
+        assertFalse(locks.mayStillHold("9", "first"));
+        locks.untrack("9", "first"); // between its tries, and once its processor ends
+        assertEquals(1, locks.size(), "the second attempt's lock is still renewed");
+        assertTrue(locks.mayStillHold("9", "second"));
+        locks.untrack("9", "second");
+        assertEquals(0, locks.size(), "what was renewed was the second attempt's lock");
+    }
+
+    @Test
+    void aFinishTriedAgainIsRenewedBetweenItsTries() {
+        locks.track("10", "only");
+        locks.untrack("10", "only");
+        assertEquals(0, locks.size());
+        locks.retrack("10", "only");
+        assertEquals(1, locks.size());
+        assertTrue(locks.mayStillHold("10", "only"));
     }
 
     @Test

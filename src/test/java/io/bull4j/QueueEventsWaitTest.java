@@ -201,6 +201,17 @@ class QueueEventsWaitTest {
     }
 
     @Test
+    void aWaitRegisteredAsTheReaderClosesIsToldOfTheClose() {
+        String q = queueName("qe-wait-late-reg");
+        QueueEvents events = events(q);
+        events.close();
+        // the waiter's check that the reader is open passed, then close() told the registrations it had
+        java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+        events.onJob("1", e -> { }, () -> told.set(true));
+        assertTrue(told.get(), "a registration added after the close is told at once, not left to its timeout");
+    }
+
+    @Test
     void theReaderMustBeOfTheJobsQueue() {
         String q = queueName("qe-wait-other");
         try (Queue queue = new Queue(q, queueOptions()); QueueEvents mine = events(q);

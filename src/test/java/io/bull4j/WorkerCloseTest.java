@@ -52,6 +52,43 @@ class WorkerCloseTest {
     }
 
     @Test
+    void aSecondCloseReturnsOnlyOnceTheFirstHasWaitedForTheJob() throws Exception {
+        String q = queueName("close-twice");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        AtomicBoolean jobEnded = new AtomicBoolean();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.add("slow", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                gate.await(10, TimeUnit.SECONDS);
+                jobEnded.set(true);
+                return null;
+            }, workerOptions().build());
+            try {
+                assertTrue(started.await(10, TimeUnit.SECONDS));
+                CompletableFuture<Void> first = CompletableFuture.runAsync(worker::close);
+                eventually(WAIT, () -> !worker.isRunning(), "the first close began");
+                // a shutdown hook, say, while the application closes the worker
+                CompletableFuture<Boolean> second = new CompletableFuture<>();
+                Thread hook = new Thread(() -> {
+                    worker.close();
+                    second.complete(jobEnded.get());
+                }, "second-close");
+                hook.start();
+                eventually(WAIT, () -> hook.getState() == Thread.State.WAITING || second.isDone(),
+                        "the second close waits or has returned");
+                gate.countDown();
+                assertTrue(second.get(10, TimeUnit.SECONDS), "the second close returned before the job ended");
+                first.get(10, TimeUnit.SECONDS);
+            } finally {
+                gate.countDown();
+                worker.close();
+            }
+        }
+    }
+
+    @Test
     void closeWithTimeoutInterruptsAndGivesTheJobBack() throws Exception {
         String q = queueName("closeforce");
         CountDownLatch started = new CountDownLatch(1);
