@@ -53,6 +53,8 @@ final class JobControl {
         final Cancellation cancellation = Cancellation.create();
         private int state = RUNNING; // guarded by this
         private ScheduledFuture<?> timeout; // guarded by this
+        /** Counted down once a let-go's failure write has ended (written or given up). */
+        private final java.util.concurrent.CountDownLatch letGoWritten = new java.util.concurrent.CountDownLatch(1);
 
         Run(Job job, Thread thread, AtomicBoolean slot) {
             this.job = job;
@@ -181,7 +183,26 @@ final class JobControl {
         log.warn("job {} of queue {} did not end within {} ms of its cancellation ({}); it is failed and its slot "
                 + "freed, and its processor's late outcome will be refused", run.job.id(), ctx.name(), graceMs,
                 run.cancellation.reason());
-        letGo.accept(run);
+        try {
+            letGo.accept(run);
+        } finally {
+            run.letGoWritten.countDown();
+        }
+    }
+
+    /**
+     * For the processor's thread of an attempt that was let go, once it ends: waits (up to {@code maxMs}) until the
+     * let-go's failure is written, so that its late outcome cannot overtake the failure and complete a cancelled job.
+     */
+    void awaitLetGo(Run run, long maxMs) {
+        try {
+            if (!run.letGoWritten.await(maxMs, TimeUnit.MILLISECONDS)) {
+                log.warn("job {} of queue {}: the failure of its cancelled attempt is still being written after {} ms",
+                        run.job.id(), ctx.name(), maxMs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** One tick: reads the cancel requests other processes wrote for the running attempts, and honours them. */

@@ -289,7 +289,7 @@ final class JobRunner {
                 late = !control.end(run); // no cancellation interrupts the thread after this
                 Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows
                 if (late) {
-                    refuseLate(job, null, e);
+                    refuseLate(run, null, e);
                     return null;
                 }
                 stopRenewing(job);
@@ -307,7 +307,7 @@ final class JobRunner {
             late = !control.end(run);
             Thread.interrupted();
             if (late) {
-                refuseLate(job, result, null);
+                refuseLate(run, result, null);
                 return null;
             }
             stopRenewing(job);
@@ -371,7 +371,10 @@ final class JobRunner {
      * or another token's), and only logged. It is recorded only if the failure written when the attempt was let go
      * did not apply and the lock is still this attempt's. The refusal goes to {@link WorkerListener#onError}.
      */
-    private void refuseLate(Job job, Object result, Throwable error) {
+    private void refuseLate(JobControl.Run run, Object result, Throwable error) {
+        Job job = run.job;
+        // after the let-go's failure, never before it: once that is written the lock is gone and this is refused
+        control.awaitLetGo(run, opts.lockDuration().toMillis() + ctx.link.commandTimeout().toMillis());
         try {
             String value = error == null ? Json.write(ctx.mapper, result, "returnvalue") : Attempts.reason(error);
             MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, job.token(), error == null, value);
