@@ -110,12 +110,16 @@ final class FetchLoop implements Runnable {
                         nextDelayed = hint;
                     }
                     if (drained) {
-                        waitForJob(nextDelayed);
+                        boolean signalled = waitForJob(nextDelayed);
                         if (stopping || paused) {
+                            if (signalled) {
+                                pokeMarker(); // the ready signal we took is put back, for the other workers
+                            }
                             continue;
                         }
                     }
                     String token = tokens.next();
+                    drainedHint = -1; // this fetch's answer is newer than a hint a finish gave before it
                     FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
                     if (f.rateLimitMs() > 0) {
                         rateLimited(f.rateLimitMs());
@@ -182,6 +186,7 @@ final class FetchLoop implements Runnable {
         int handedOff = 0;
         long none = -1;
         try {
+            drainedHint = -1; // as for a single fetch
             List<FetchedJob> taken = ctx.await(moreCall(callTokens), "moveManyToActive");
             for (FetchedJob f : taken) {
                 if (f.isPresent()) {
@@ -238,30 +243,34 @@ final class FetchLoop implements Runnable {
     /**
      * Blocks on the marker until a job may be ready: at most drainDelay, or until the next delayed job is due. A
      * popped delay marker (member "1") that names a later time only moves that time: no fetch is made for it.
+     * Returns whether it took a marker that says a job is ready now (false on a timeout or a due time reached).
      */
-    private void waitForJob(long nextDelayedMs) throws InterruptedException {
+    private boolean waitForJob(long nextDelayedMs) throws InterruptedException {
         while (true) {
             long timeoutMs = opts.drainDelay().toMillis();
             if (nextDelayedMs > 0) {
                 long untilDue = nextDelayedMs - ctx.now();
                 if (untilDue <= 0) {
-                    return;
+                    return false;
                 }
                 if (untilDue <= SHORT_WAIT_MS) {
                     // cheaper than a blocking call, a timer and the write that ends it; a job added meanwhile
                     // waits at most this long
                     Thread.sleep(untilDue);
-                    return;
+                    return false;
                 }
                 timeoutMs = Math.min(timeoutMs, untilDue);
             }
             ScoredValue<String> popped = blockOnMarker(nextDelayedMs > 0, timeoutMs);
-            if (popped == null || !popped.hasValue() || !"1".equals(popped.getValue())) {
-                return;
+            if (popped == null || !popped.hasValue()) {
+                return false;
+            }
+            if (!"1".equals(popped.getValue())) {
+                return true;
             }
             long due = (long) popped.getScore();
             if (due <= ctx.now() + 1) {
-                return;
+                return true;
             }
             nextDelayedMs = nextDelayedMs > 0 ? Math.min(nextDelayedMs, due) : due;
         }
@@ -283,8 +292,8 @@ final class FetchLoop implements Runnable {
                     ctx.keys.marker()), Duration.ofMillis(timeoutMs).plus(ctx.link.commandTimeout()), "BZPOPMIN");
             return kv == null || !kv.hasValue() ? null : kv.getValue();
         } catch (RedisException e) {
-            if (stopping || paused) {
-                return null;
+            if (stopping || paused || replaced(c)) {
+                return null; // cut on purpose (a pause, even one resumed since, or a stop)
             }
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
             throw e;
@@ -312,6 +321,13 @@ final class FetchLoop implements Runnable {
                 blocking = ctx.link.openDedicated(clientName);
             }
             return blocking;
+        }
+    }
+
+    /** Whether {@code c} is no longer the blocking connection: a pause or stop closed it. */
+    private boolean replaced(DedicatedConnection c) {
+        synchronized (blockingLock) {
+            return blocking != c;
         }
     }
 

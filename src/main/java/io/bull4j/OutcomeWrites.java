@@ -63,7 +63,7 @@ final class OutcomeWrites {
                     unknown = e;
                 }
                 if (!locks.mayStillHold(job.id(), job.token())) {
-                    throw e;
+                    return recognisedOr(e, unknown, job, what, recognise, firstSent);
                 }
                 if (attempt == 1) { // once per finish: a long outage would otherwise log every pause
                     log.info("{} of job {} (queue {}) failed ({}); trying again while its lock can still be held",
@@ -77,19 +77,13 @@ final class OutcomeWrites {
                     locks.untrack(job.id(), job.token());
                 }
                 if (!locks.mayStillHold(job.id(), job.token())) {
-                    throw e; // given up by close, or lost while we waited
+                    // given up by close, or lost while we waited: a renewal finds the lock gone when an earlier
+                    // try whose answer was lost had been applied (it deleted the lock), so look for that first
+                    return recognisedOr(e, unknown, job, what, recognise, firstSent);
                 }
             } catch (JobException e) {
                 if (unknown != null && refusedForLock(e)) {
-                    Optional<T> applied = Optional.empty();
-                    if (recognise != null) {
-                        try {
-                            applied = recognise.appliedEarlier(firstSent);
-                        } catch (RuntimeException readFailed) {
-                            log.debug("could not read job {} to tell whether {} was applied", job.id(), what,
-                                    readFailed);
-                        }
-                    }
+                    Optional<T> applied = appliedEarlier(job, what, recognise, firstSent);
                     if (applied.isPresent()) {
                         log.info("{} of job {} (queue {}): an earlier try whose answer was lost ({}) had been "
                                 + "applied; its retry was refused ({})", what, job.id(), ctx.name(),
@@ -103,6 +97,33 @@ final class OutcomeWrites {
                 }
                 throw e;
             }
+        }
+    }
+
+    /**
+     * The lease ended between tries: what an earlier try returned if Redis shows it was applied (only possible
+     * when a try's outcome is unknown), else {@code e} is thrown.
+     */
+    private <T> T recognisedOr(RedisException e, RedisException unknown, Job job, String what,
+                               Recognition<T> recognise, long firstSent) {
+        Optional<T> applied = unknown == null ? Optional.empty() : appliedEarlier(job, what, recognise, firstSent);
+        if (applied.isPresent()) {
+            log.info("{} of job {} (queue {}): an earlier try whose answer was lost ({}) had been applied", what,
+                    job.id(), ctx.name(), unknown.getMessage());
+            return applied.get();
+        }
+        throw e;
+    }
+
+    private <T> Optional<T> appliedEarlier(Job job, String what, Recognition<T> recognise, long firstSent) {
+        if (recognise == null) {
+            return Optional.empty();
+        }
+        try {
+            return recognise.appliedEarlier(firstSent);
+        } catch (RuntimeException readFailed) {
+            log.debug("could not read job {} to tell whether {} was applied", job.id(), what, readFailed);
+            return Optional.empty();
         }
     }
 

@@ -2,7 +2,8 @@ package io.bull4j;
 
 /**
  * The command was not applied and never will be: it was not sent (Redis was disconnected or unreachable, the
- * connection was closed), or it reached Redis after its deadline and was refused there without any write.
+ * connection was closed), or it reached Redis after its deadline and was refused there without any write, or Redis
+ * refused it before running it (LOADING, BUSY, READONLY, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, NOREPLICAS).
  * Retrying is safe. {@link #isTimeout()} is false.
  *
  * <pre>{@code

@@ -25,6 +25,29 @@ class RedisFaultTest {
     private static final long BOUND_MS = TIMEOUT.toMillis() + 3_000;
 
     @Test
+    void aWriteARedisReplicaRefusesIsNotApplied() throws Exception {
+        try (RedisTestServer server = RedisTestServer.startDedicated();
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {
+            String q = queueName("readonly");
+            try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
+                Job before = queue.add("before", Map.of());
+                // as after a failover that left this client on a replica (its master unreachable: no sync, no flush)
+                server.sync().replicaof("127.0.0.1", 1);
+                try {
+                    RedisException refused = assertThrows(RedisException.class, () -> queue.add("refused", Map.of()));
+                    assertInstanceOf(RedisNotAppliedException.class, refused, "READONLY: refused before it ran");
+                    assertTrue(refused.getMessage().contains("READONLY"), refused.getMessage());
+                } finally {
+                    server.sync().replicaofNoOne();
+                }
+                Job after = queue.add("after", Map.of());
+                assertEquals(Long.parseLong(before.id()) + 1, Long.parseLong(after.id()), "the refused add took no id");
+                assertEquals(2, queue.getJobCounts(JobState.WAITING).get(JobState.WAITING));
+            }
+        }
+    }
+
+    @Test
     void addsRefusedWhileRedisIsDownAreNeverAppliedAfterItReturns() throws Exception {
         try (RedisTestServer server = RedisTestServer.startDedicated();
              Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri(), TIMEOUT)) {

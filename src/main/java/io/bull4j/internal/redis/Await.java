@@ -24,6 +24,12 @@ import java.util.concurrent.TimeoutException;
 public final class Await {
     /** Lettuce's messages for a command refused before it was written (disconnected, or connection closed). */
     private static final String[] NOT_SENT = {"Currently not connected", "Connection is closed"};
+    /**
+     * Error replies with which Redis refuses a command before running it: loading its data after a restart, busy
+     * with a long script, a replica after a failover, a cluster resharding or down, too few replicas to write.
+     */
+    private static final String[] NOT_RUN = {"LOADING ", "BUSY ", "READONLY ", "TRYAGAIN ", "CLUSTERDOWN ",
+        "MASTERDOWN ", "NOREPLICAS "};
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 
@@ -113,6 +119,11 @@ public final class Await {
                     + "before any write", t);
         }
         if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
+            for (String notRun : NOT_RUN) {
+                if (message.startsWith(notRun)) {
+                    return new RedisNotAppliedException(what + ": refused by Redis before it ran: " + message, t);
+                }
+            }
             // an error reply: Redis ran the command, which refused before writing (bull4j's scripts check first)
             return new RedisException(what + ": " + message, t, false);
         }
