@@ -192,7 +192,15 @@ final class FlowPlan {
             String id = ids.get(i);
             if (!created.get(i)) {
                 // an existing job, or the one deduplication kept: read as stored
-                Map<String, String> stored = p.ctx.await(p.ctx.redis().hgetall(p.ctx.keys.job(id)), "addFlow");
+                Map<String, String> stored;
+                try {
+                    stored = p.ctx.await(p.ctx.redis().hgetall(p.ctx.keys.job(id)), "addFlow");
+                } catch (RedisException e) {
+                    // the flow has been added: a failed read must not call it "not applied" (a retry would add it
+                    // again under new ids)
+                    throw new RedisException("addFlow: applied, but reading back the existing job " + id
+                            + " failed: " + e.getMessage(), e, false);
+                }
                 if (stored != null && !stored.isEmpty()) {
                     fields = stored;
                 }

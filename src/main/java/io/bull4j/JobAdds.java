@@ -265,7 +265,15 @@ final class JobAdds {
         if (r.created) {
             return CompletableFuture.completedFuture(new Job(ctx, r.id, p.fields, null));
         }
+        // the add has been applied (a no-op: the job was there); a failed read of it must not say otherwise, or a
+        // caller retrying a "not applied" bulk would add the others again
         return Await.within(ctx.redis().hgetall(ctx.keys.job(r.id)), ctx.link.commandTimeout(), "add")
-                .thenApply(fields -> new Job(ctx, r.id, fields, null));
+                .handle((fields, t) -> {
+                    if (t == null) {
+                        return new Job(ctx, r.id, fields, null);
+                    }
+                    throw new RedisException("add: applied (job " + r.id + " already existed), but reading that job "
+                            + "back failed: " + Await.translate(t, "HGETALL").getMessage(), t, false);
+                });
     }
 }

@@ -22,10 +22,10 @@ public final class Json {
      * {@code "PT1H30M"}), which JavaScript's {@code Date.parse} and {@code new Date()} read, and which a Node
      * producer's {@code JSON.stringify(new Date())} matches; Optional is its value or null. An object whose fields
      * Jackson cannot see is refused rather than stored as {@code {}} ({@link EmptyBeanGuard}). Escapes use lower-case
-     * hex digits, as {@code JSON.stringify}.
+     * hex digits, and NaN and the infinities are {@code null} ({@link NonFiniteAsNull}), as {@code JSON.stringify}.
      */
     public static final ObjectMapper DEFAULT = new ObjectMapper(JsonFactory.builder()
-            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).build())
+            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).addDecorator(new NonFiniteAsNull()).build())
             .registerModule(new JavaTimeModule())
             .registerModule(new Jdk8Module())
             .registerModule(EmptyBeanGuard.module())
