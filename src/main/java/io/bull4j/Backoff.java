@@ -17,6 +17,7 @@ public final class Backoff {
 
     private Backoff(String type, Duration delay, double jitter) {
         ValidationException.check(type != null && !type.isEmpty(), "backoff.type", "must not be empty");
+        ValidationException.checkDuration(delay, "backoff.delay");
         ValidationException.check(delay != null && !delay.isNegative(), "backoff.delay",
                 "must be zero or positive (was " + delay + ")");
         ValidationException.check(jitter >= 0 && jitter <= 1, "backoff.jitter", "must be in [0, 1] (was " + jitter + ")");

@@ -110,6 +110,7 @@ public final class Deduplication {
          * @return this builder
          */
         public Builder ttl(Duration ttl) {
+            ValidationException.checkDuration(ttl, "deduplication.ttl");
             ValidationException.check(ttl != null && ttl.toMillis() >= 1, "deduplication.ttl",
                     "must be at least 1 ms (was " + ttl + ")");
             ValidationException.check(ttl.toNanos() % 1_000_000 == 0, "deduplication.ttl",

@@ -375,7 +375,7 @@ public final class Job {
         ValidationException.check(token != null, "token", "only the worker processing the job can delay it");
         ValidationException.check(!when.isAfter(Instant.ofEpochMilli(JobOptions.MAX_DUE_MS)), "when",
                 "must be at most " + Instant.ofEpochMilli(JobOptions.MAX_DUE_MS) + " (was " + when + ")");
-        long due = when.toEpochMilli();
+        long due = when.isBefore(java.time.Instant.EPOCH) ? 0 : when.toEpochMilli(); // a past time: due now
         long delay = Math.max(0, due - ctx.now());
         ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, id, token, due, delay, null, null), "moveToDelayed");
         throw new DelayedException();

@@ -362,8 +362,10 @@ public final class JobOptions {
          * @return this builder
          */
         public Builder timestamp(Instant timestamp) {
-            ValidationException.check(timestamp != null && timestamp.toEpochMilli() >= 0, "timestamp",
-                    "must be a non-negative epoch time (was " + timestamp + ")");
+            ValidationException.check(timestamp != null && !timestamp.isBefore(Instant.EPOCH)
+                    && !timestamp.isAfter(Instant.ofEpochMilli(MAX_DUE_MS)), "timestamp",
+                    "must be a non-negative epoch time up to " + Instant.ofEpochMilli(MAX_DUE_MS) + " (was "
+                            + timestamp + ")");
             this.timestamp = timestamp;
             return this;
         }
@@ -429,6 +431,7 @@ public final class JobOptions {
          * @return this builder
          */
         public Builder timeout(Duration timeout) {
+            ValidationException.checkDuration(timeout, "timeout");
             ValidationException.check(timeout != null && timeout.toMillis() >= 1, "timeout",
                     "must be at least 1 ms (was " + timeout + ")");
             this.timeout = timeout;

@@ -87,6 +87,7 @@ public final class KeepJobs {
     }
 
     private static Duration checkAge(Duration age) {
+        ValidationException.checkDuration(age, "keepJobs.age");
         ValidationException.check(age != null && !age.isNegative(), "keepJobs.age",
                 "must be zero or positive (was " + age + ")");
         return age;

@@ -116,6 +116,7 @@ public final class RepeatOptions {
          * @return this builder
          */
         public Builder every(Duration interval) {
+            ValidationException.checkDuration(interval, "every");
             ValidationException.check(interval != null && !interval.isNegative() && !interval.isZero(), "every",
                     "must be a positive duration, was " + interval);
             ValidationException.check(interval.toNanos() % 1_000_000 == 0, "every",

@@ -297,6 +297,7 @@ public final class WorkerOptions {
          */
         public Builder limiter(int max, Duration duration) {
             ValidationException.check(max >= 1, "limiter.max", "must be >= 1 (was " + max + ")");
+            ValidationException.checkDuration(duration, "limiter.duration");
             ValidationException.check(positive(duration) && duration.toMillis() >= 1, "limiter.duration",
                     "must be at least 1 ms (was " + duration + ")");
             this.limiterMax = max;
@@ -312,6 +313,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder maximumRateLimitDelay(Duration d) {
+            ValidationException.checkDuration(d, "maximumRateLimitDelay");
             ValidationException.check(positive(d), "maximumRateLimitDelay", "must be positive (was " + d + ")");
             this.maximumRateLimitDelay = d;
             return this;
@@ -337,6 +339,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder lockDuration(Duration d) {
+            ValidationException.checkDuration(d, "lockDuration");
             ValidationException.check(positive(d), "lockDuration", "must be positive (was " + d + ")");
             this.lockDuration = d;
             return this;
@@ -350,6 +353,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder lockRenewTime(Duration d) {
+            ValidationException.checkDuration(d, "lockRenewTime");
             ValidationException.check(positive(d), "lockRenewTime", "must be positive (was " + d + ")");
             this.lockRenewTime = d;
             return this;
@@ -363,6 +367,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder stalledInterval(Duration d) {
+            ValidationException.checkDuration(d, "stalledInterval");
             ValidationException.check(positive(d), "stalledInterval", "must be positive (was " + d + ")");
             this.stalledInterval = d;
             return this;
@@ -412,6 +417,7 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder drainDelay(Duration d) {
+            ValidationException.checkDuration(d, "drainDelay");
             ValidationException.check(positive(d), "drainDelay", "must be positive (was " + d + ")");
             this.drainDelay = d;
             return this;

@@ -37,6 +37,24 @@ class ValidationTest {
     }
 
     @Test
+    void durationsAndTimesPastWhatALongHoldsNameTheirField() {
+        Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
+        rejects("timeout", () -> JobOptions.builder().timeout(huge));
+        rejects("timestamp", () -> JobOptions.builder().timestamp(java.time.Instant.MAX));
+        rejects("every", () -> RepeatOptions.builder().every(huge));
+        rejects("deduplication.ttl", () -> Deduplication.builder("d").ttl(huge));
+        rejects("backoff.delay", () -> Backoff.fixed(huge));
+        rejects("backoff.delay", () -> Backoff.exponential(Duration.ofSeconds(Long.MIN_VALUE)));
+        rejects("keepJobs.age", () -> KeepJobs.age(huge));
+        rejects("lockDuration", () -> WorkerOptions.builder().lockDuration(huge));
+        rejects("drainDelay", () -> WorkerOptions.builder().drainDelay(huge));
+        rejects("limiter.duration", () -> WorkerOptions.builder().limiter(10, huge));
+        // the longest that fits is still taken
+        assertEquals(ValidationException.MAX_DURATION.toMillis(),
+                KeepJobs.age(ValidationException.MAX_DURATION).age().toMillis());
+    }
+
+    @Test
     void badJobOptionsAreRejectedNamingTheField() {
         rejects("jobId", () -> JobOptions.builder().jobId("123"));
         rejects("jobId", () -> JobOptions.builder().jobId("-7"));
