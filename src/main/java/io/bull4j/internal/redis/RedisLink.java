@@ -173,11 +173,27 @@ public final class RedisLink implements AutoCloseable {
 
     /** Uses a client the caller owns: bull4j closes the connections it opens on it, never the client. */
     public static RedisLink using(RedisClient client, Duration commandTimeout) {
-        return new RedisLink(Objects.requireNonNull(client, "client"), null, commandTimeout);
+        warnIfReplaying(Objects.requireNonNull(client, "client").getOptions());
+        return new RedisLink(client, null, commandTimeout);
     }
 
     public static RedisLink using(RedisClusterClient client, Duration commandTimeout) {
-        return new RedisLink(Objects.requireNonNull(client, "client"), null, commandTimeout);
+        warnIfReplaying(Objects.requireNonNull(client, "client").getOptions());
+        return new RedisLink(client, null, commandTimeout);
+    }
+
+    /**
+     * A client that reconnects and does not reject commands while disconnected sends again, after the reconnect,
+     * the commands it had in flight when the connection broke: an add without a jobId may then be applied twice.
+     * bull4j's own clients reject them instead; a client the caller owns keeps its options, so say so once.
+     */
+    private static void warnIfReplaying(ClientOptions options) {
+        if (options.isAutoReconnect() && options.getDisconnectedBehavior() != WHILE_DISCONNECTED) {
+            log.warn("the Lettuce client given to bull4j reconnects without disconnectedBehavior(REJECT_COMMANDS): "
+                    + "commands in flight when a connection breaks are sent again after the reconnect, so an add "
+                    + "without a jobId may be applied twice. Set ClientOptions.disconnectedBehavior("
+                    + "REJECT_COMMANDS), as Bull4jConnection.create does");
+        }
     }
 
     private StatefulConnection<String, String> connect() {
