@@ -47,6 +47,8 @@ final class FetchLoop implements Runnable {
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
+    /** The tokens of the fetch sent and not yet answered (the fetch thread's own): see recoverLostFetch. */
+    private List<String> unanswered = List.of();
     private volatile boolean paused;
     /** While ctx.now() is before this, the queue's rate limit is reached: no fetch is made (0: not limited). */
     private volatile long limitUntil;
@@ -120,13 +122,16 @@ final class FetchLoop implements Runnable {
                     }
                     String token = tokens.next();
                     drainedHint = -1; // this fetch's answer is newer than a hint a finish gave before it
+                    long sent = System.nanoTime();
+                    unanswered = List.of(token);
                     FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
+                    unanswered = List.of();
                     if (f.rateLimitMs() > 0) {
                         rateLimited(f.rateLimitMs());
                         drained = false;
                     } else if (f.isPresent()) {
                         drained = false;
-                        runner.dispatch(f, token);
+                        runner.dispatch(f, token, sent);
                         handedOff = true;
                         // nothing else was ready: the fetch already said what an empty fetch now would answer
                         long none = f.drainedNextDelayedMs() >= 0 ? f.drainedNextDelayedMs()
@@ -151,6 +156,10 @@ final class FetchLoop implements Runnable {
                     bus.emit(l -> l.onError(e));
                     resetBlocking();
                     pauseAfterError();
+                    if (!unanswered.isEmpty() && e instanceof RedisOutcomeUnknownException && !stopping) {
+                        runner.recoverLostFetch(unanswered);
+                    }
+                    unanswered = List.of();
                 } finally {
                     if (!handedOff) {
                         slots.release();
@@ -187,10 +196,13 @@ final class FetchLoop implements Runnable {
         long none = -1;
         try {
             drainedHint = -1; // as for a single fetch
+            long sent = System.nanoTime();
+            unanswered = callTokens;
             List<FetchedJob> taken = ctx.await(moreCall(callTokens), "moveManyToActive");
+            unanswered = List.of();
             for (FetchedJob f : taken) {
                 if (f.isPresent()) {
-                    runner.dispatch(f, callTokens.get(handedOff++));
+                    runner.dispatch(f, callTokens.get(handedOff++), sent);
                 } else if (f.rateLimitMs() > 0) {
                     rateLimited(f.rateLimitMs()); // not drained: the loop waits for the window instead
                 } else {

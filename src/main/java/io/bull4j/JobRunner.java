@@ -106,9 +106,13 @@ final class JobRunner {
         this.rateLimited = listener;
     }
 
-    /** Takes over the caller's slot for the job and its chain of fetched successors. */
-    void dispatch(FetchedJob fetched, String token) {
-        locks.track(fetched.id(), token);
+    /**
+     * Takes over the caller's slot for the job and its chain of fetched successors. {@code sentNanos}
+     * ({@link System#nanoTime()}) is when the fetch was sent: its lock was taken no earlier, so its lease runs from
+     * then, not from the answer (which a long pause of this process may have held back past the lock's end).
+     */
+    void dispatch(FetchedJob fetched, String token, long sentNanos) {
+        locks.track(fetched.id(), token, sentNanos);
         queued.put(fetched.id(), token);
         work.submit(new ReadyWork.Item() {
             @Override
@@ -165,7 +169,7 @@ final class JobRunner {
                 }
                 token = nextToken;
                 if (fetched != null && fetched.isPresent()) {
-                    locks.track(fetched.id(), token);
+                    locks.track(fetched.id(), token); // a completion tracked it already, from its send time
                 }
             }
             if (fetched != null && fetched.rateLimitMs() > 0) {
@@ -419,7 +423,12 @@ final class JobRunner {
             first.whenComplete((next, error) -> work.submit(answer));
             return DETACHED;
         }
-        return completed(job, result, json, r, nextToken, () -> finishCall(r), System.nanoTime());
+        long sent = System.nanoTime();
+        FetchedJob next = completed(job, result, json, r, nextToken, () -> finishCall(r), sent);
+        if (next != null && next.isPresent()) {
+            locks.track(next.id(), nextToken, sent); // its lock was taken no earlier than the finish was sent
+        }
+        return next;
     }
 
     /**
@@ -601,6 +610,26 @@ final class JobRunner {
         } finally {
             locks.forget(jobId, token);
         }
+    }
+
+    /**
+     * A fetch's answer was lost ({@code RedisOutcomeUnknownException}): the jobs it may have taken, found by its
+     * tokens, go back to the front of wait at once, instead of staying locked by nobody until the stalled check
+     * recovers them (a lock duration later) and counts a stall against them. A failed look leaves them to it.
+     */
+    void recoverLostFetch(java.util.List<String> lostTokens) {
+        Map<String, String> taken;
+        try {
+            taken = outcomes.activeLockedWithAny(new java.util.HashSet<>(lostTokens));
+        } catch (RuntimeException e) {
+            log.debug("could not look for the jobs of a fetch whose answer was lost; the stalled check will", e);
+            return;
+        }
+        taken.forEach((id, token) -> {
+            log.info("job {} of queue {} was taken by a fetch whose answer was lost; giving it back to wait", id,
+                    ctx.name());
+            giveBack(id, token);
+        });
     }
 
     void setPaused(boolean paused) {

@@ -183,6 +183,27 @@ final class OutcomeWrites {
         return null;
     }
 
+    /**
+     * The active jobs whose locks hold one of {@code tokens} (job id to token): what a fetch whose answer was lost
+     * took, since only that fetch used its tokens. Not tracked.
+     */
+    Map<String, String> activeLockedWithAny(java.util.Set<String> tokens) {
+        Map<String, String> found = new java.util.LinkedHashMap<>();
+        List<String> active = ctx.await(ctx.redis().lrange(ctx.keys.active(), 0, -1), "lrange");
+        for (int from = 0; from < active.size() && found.size() < tokens.size(); from += 500) {
+            List<String> ids = active.subList(from, Math.min(active.size(), from + 500));
+            List<CompletableFuture<String>> locksHeld = ids.stream()
+                    .map(id -> ctx.redis().get(ctx.keys.lock(id)).toCompletableFuture()).toList();
+            for (int i = 0; i < ids.size(); i++) {
+                String token = ctx.await(locksHeld.get(i), "get");
+                if (token != null && tokens.contains(token)) {
+                    found.put(ids.get(i), token);
+                }
+            }
+        }
+        return found;
+    }
+
     private static boolean refusedForLock(JobException e) {
         return e.reason() == JobException.Reason.LOCK_MISSING || e.reason() == JobException.Reason.LOCK_MISMATCH
                 || e.reason() == JobException.Reason.NOT_IN_STATE || e.reason() == JobException.Reason.JOB_NOT_FOUND;
