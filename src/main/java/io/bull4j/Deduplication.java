@@ -113,7 +113,7 @@ public final class Deduplication {
             ValidationException.checkDuration(ttl, "deduplication.ttl");
             ValidationException.check(ttl != null && ttl.toMillis() >= 1, "deduplication.ttl",
                     "must be at least 1 ms (was " + ttl + ")");
-            ValidationException.check(ttl.toNanos() % 1_000_000 == 0, "deduplication.ttl",
+            ValidationException.check(ttl.getNano() % 1_000_000 == 0, "deduplication.ttl",
                     "must be whole milliseconds (was " + ttl + ")");
             this.ttl = ttl;
             return this;

@@ -119,7 +119,7 @@ public final class RepeatOptions {
             ValidationException.checkDuration(interval, "every");
             ValidationException.check(interval != null && !interval.isNegative() && !interval.isZero(), "every",
                     "must be a positive duration, was " + interval);
-            ValidationException.check(interval.toNanos() % 1_000_000 == 0, "every",
+            ValidationException.check(interval.getNano() % 1_000_000 == 0, "every",
                     "must be whole milliseconds, was " + interval);
             this.every = interval;
             return this;
@@ -209,9 +209,10 @@ public final class RepeatOptions {
          * @return this builder
          */
         public Builder offset(Duration offset) {
+            ValidationException.checkDuration(offset, "offset");
             ValidationException.check(offset != null && !offset.isNegative(), "offset",
                     "must be zero or positive, was " + offset);
-            ValidationException.check(offset.toNanos() % 1_000_000 == 0, "offset",
+            ValidationException.check(offset.getNano() % 1_000_000 == 0, "offset",
                     "must be whole milliseconds, was " + offset);
             this.offset = offset;
             return this;

@@ -46,10 +46,10 @@ public class ValidationException extends Bull4jException {
         }
     }
 
-    /** The longest duration an option takes, what a long of nanoseconds holds (about 292 years). */
-    static final java.time.Duration MAX_DURATION = java.time.Duration.ofNanos(Long.MAX_VALUE);
+    /** The longest duration an option takes: what a long of milliseconds holds. */
+    static final java.time.Duration MAX_DURATION = java.time.Duration.ofMillis(Long.MAX_VALUE);
 
-    /** Refuses a duration (null passes) whose milli- or nanoseconds would overflow a long, naming the field. */
+    /** Refuses a duration (null passes) whose milliseconds would overflow a long, naming the field. */
     static void checkDuration(java.time.Duration d, String field) {
         check(d == null || (d.compareTo(MAX_DURATION) <= 0 && d.compareTo(MAX_DURATION.negated()) >= 0), field,
                 "must be within " + MAX_DURATION + " either way (was " + d + ")");

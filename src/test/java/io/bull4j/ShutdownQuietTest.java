@@ -131,6 +131,9 @@ class ShutdownQuietTest {
     @Test
     void connectionOnTheCallersClientLeavesTheClientToTheCaller() throws Exception {
         RedisClient client = RedisClient.create(uri);
+        // configured as bull4j advises (a default client is warned about once per connection: see below)
+        client.setOptions(io.lettuce.core.ClientOptions.builder()
+                .disconnectedBehavior(io.lettuce.core.ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
         try {
             for (int i = 0; i < ROUNDS; i++) {
                 String q = queueName("quiet-c");
@@ -148,6 +151,18 @@ class ShutdownQuietTest {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
         assertQuietAndNoThreadLeft();
+    }
+
+    @Test
+    void aCallersClientThatWouldSendCommandsAgainAfterAReconnectIsWarnedAbout() {
+        RedisClient client = RedisClient.create(uri); // Lettuce's defaults: reconnects, and queues while disconnected
+        try (Bull4jConnection redis = Bull4jConnection.using(client)) {
+            System.err.flush();
+            String log = captured.toString(StandardCharsets.UTF_8);
+            assertTrue(log.contains("WARN") && log.contains("REJECT_COMMANDS"), log);
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
     }
 
     private void assertQuietAndNoThreadLeft() throws InterruptedException {

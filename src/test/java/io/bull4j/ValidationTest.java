@@ -42,6 +42,7 @@ class ValidationTest {
         rejects("timeout", () -> JobOptions.builder().timeout(huge));
         rejects("timestamp", () -> JobOptions.builder().timestamp(java.time.Instant.MAX));
         rejects("every", () -> RepeatOptions.builder().every(huge));
+        rejects("offset", () -> RepeatOptions.builder().offset(huge));
         rejects("deduplication.ttl", () -> Deduplication.builder("d").ttl(huge));
         rejects("backoff.delay", () -> Backoff.fixed(huge));
         rejects("backoff.delay", () -> Backoff.exponential(Duration.ofSeconds(Long.MIN_VALUE)));
