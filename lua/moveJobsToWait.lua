@@ -1,8 +1,8 @@
 -- moveJobsToWait: moves a batch of finished jobs (retryJobs) or delayed jobs (promoteJobs) back to wait. As in
 -- BullMQ 6.7, every job goes to wait, a job with a priority too (it keeps its priority field), and a promoted job
 -- keeps its delay field. A retried job loses finishedOn, processedOn and its result or failed reason (its attempt
--- counters stay). Each emits "waiting" with prev = the state it left. Workers are woken unless the queue is
--- paused or maxed.
+-- counters stay), and a child among them is pending again for its parent. Each emits "waiting" with prev = the
+-- state it left. Workers are woken unless the queue is paused or maxed.
 -- KEYS[1] the source set: completed, failed or delayed
 -- KEYS[2] wait
 -- KEYS[3] meta
@@ -15,6 +15,7 @@
 -- ARGV[4] the source state's name: completed, failed or delayed
 -- Returns {moved, 1 if more may remain else 0}.
 --@include queueState
+--@include childOwedAgain
 
 local base, state = ARGV[1], ARGV[4]
 local count = tonumber(ARGV[2])
@@ -30,8 +31,10 @@ for _, id in ipairs(ids) do
   local jobKey = base .. id
   if state == "failed" then
     redis.call("HDEL", jobKey, "finishedOn", "processedOn", "failedReason")
+    childOwedAgain(jobKey, state)
   elseif state == "completed" then
     redis.call("HDEL", jobKey, "finishedOn", "processedOn", "returnvalue")
+    childOwedAgain(jobKey, state)
   end
   redis.call("LPUSH", KEYS[2], id)
   redis.call("XADD", KEYS[6], "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", id, "prev", state)

@@ -17,6 +17,7 @@
 -- Returns 0, or -1 no job, -3 not in that state, -21 the job key is not a hash.
 --@include queueState
 --@include readyJob
+--@include childOwedAgain
 
 local jobKey, jobId, state = KEYS[1], ARGV[1], ARGV[2]
 -- a key of another type is refused as such, before any write
@@ -48,21 +49,7 @@ if not isPausedOrMaxed(KEYS[8], KEYS[6]) then
   addReadyMarker(KEYS[7])
 end
 
--- a child that had finished is pending again for its parent (the parent key may be in another queue, as in
--- BullMQ; flows across queues need one hash tag on a cluster)
-local parentKey = redis.call("HGET", jobKey, "parentKey")
-if parentKey and redis.call("EXISTS", parentKey) == 1 then
-  local owed
-  if state == "failed" then
-    owed = redis.call("ZREM", parentKey .. ":unsuccessful", jobKey) == 1
-      or redis.call("HDEL", parentKey .. ":failed", jobKey) == 1
-  else
-    owed = redis.call("HDEL", parentKey .. ":processed", jobKey) == 1
-  end
-  if owed then
-    redis.call("SADD", parentKey .. ":dependencies", jobKey)
-  end
-end
+childOwedAgain(jobKey, state)
 
 redis.call("XADD", KEYS[9], "MAXLEN", "~", maxEvents(KEYS[8]), "*", "event", "waiting", "jobId", jobId,
   "prev", state)

@@ -255,6 +255,37 @@ class FlowFinishTest {
     }
 
     @Test
+    void aChildRetriedInBulkIsOwedToItsParentAgain() throws Exception {
+        // as bullmq 6.7.0's moveJobsToWait (retryJobs) does for each job it retries, like a single retry()
+        String q = queueName("fin-bulk-retry");
+        String parents = queueName("fin-bulk-retry-p");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue queue = new Queue(q, queueOptions())) {
+            flows.add(FlowJob.builder("p", parents).options(JobOptions.builder().jobId("P").build())
+                    .child(FlowJob.builder("c", q).options(JobOptions.builder().jobId("C").failParentOnFailure(true)
+                            .build()).build())
+                    .build());
+            String parentKey = key(parents, "P");
+            Worker w = worker(q, job -> {
+                throw new IllegalStateException("down");
+            });
+            try {
+                // the parent is failed by the next worker of its queue (a deferred failure); none runs there
+                eventually(WAIT, () -> redis().zscore(key(q, "failed"), "C") != null
+                        && redis().zscore(key(parents, "waiting-children"), "P") == null, "the child failed its parent");
+            } finally {
+                w.close();
+            }
+            assertEquals(Set.of(), redis().smembers(parentKey + ":dependencies"));
+            assertEquals(1, queue.retryJobs(JobState.FAILED));
+            assertEquals(Set.of(jobKey(q, "C")), redis().smembers(parentKey + ":dependencies"),
+                    "pending for its parent again");
+            assertNull(redis().zscore(parentKey + ":unsuccessful", jobKey(q, "C")));
+            assertNull(redis().hget(parentKey + ":failed", jobKey(q, "C")));
+        }
+    }
+
+    @Test
     void childRemovedOnCompleteStillGivesItsValue() throws Exception {
         String q = queueName("fin-roc");
         try (FlowProducer flows = new FlowProducer(queueOptions());
