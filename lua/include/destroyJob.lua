@@ -93,6 +93,10 @@ local function unlinkParent(base, jobId, hard)
     return
   end
   if hard then
+    -- the parent goes too, and with it its own link up: its parent may then be released, or go as well, as in
+    -- BullMQ (left linked, a grandparent would wait for a job that no longer exists)
+    unlinkParent(base, parentId, true)
+    dropDedupKey(base, parentId)
     deleteJobKeys(parentKey)
     return
   end

@@ -44,6 +44,42 @@ class FlowRemoveTest {
     }
 
     @Test
+    void drainingTheLastLeafTakesItsParentAndThenTheGrandparentItWasTheLastChildOf() {
+        // as bullmq 6.7.0's hard removal (removeParentDependencyKey recurses): no grandparent left waiting for a
+        // job that no longer exists
+        String q = queueName("rm-drain-up");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue queue = new Queue(q, queueOptions())) {
+            flows.add(FlowJob.builder("g", q).options(JobOptions.builder().jobId("G").build())
+                    .child(FlowJob.builder("p", q).options(JobOptions.builder().jobId("P").build())
+                            .child(FlowJob.builder("c", q).options(JobOptions.builder().jobId("C").build()).build())
+                            .build())
+                    .build());
+            queue.drain(false);
+            assertEquals(0, redis().exists(key(q, "C"), key(q, "P"), key(q, "G"), key(q, "G") + ":dependencies"));
+            assertEquals(0, redis().zcard(key(q, "waiting-children")));
+        }
+    }
+
+    @Test
+    void drainingTheLastLeafReleasesAGrandparentInAnotherQueue() {
+        String q = queueName("rm-drain-up2");
+        String top = queueName("rm-drain-top");
+        try (FlowProducer flows = new FlowProducer(queueOptions());
+             Queue queue = new Queue(q, queueOptions())) {
+            flows.add(FlowJob.builder("g", top).options(JobOptions.builder().jobId("G").build())
+                    .child(FlowJob.builder("p", q).options(JobOptions.builder().jobId("P").build())
+                            .child(FlowJob.builder("c", q).options(JobOptions.builder().jobId("C").build()).build())
+                            .build())
+                    .build());
+            queue.drain(false);
+            assertEquals(0, redis().exists(key(q, "C"), key(q, "P")));
+            assertNull(redis().zscore(key(top, "waiting-children"), "G"));
+            assertEquals(List.of("G"), redis().lrange(key(top, "wait"), 0, -1), "released to its queue's wait");
+        }
+    }
+
+    @Test
     void removingWithoutChildrenLeavesThem() {
         String qa = queueName("rmk-a");
         String qb = queueName("rmk-b");
