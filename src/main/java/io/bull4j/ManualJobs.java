@@ -96,7 +96,10 @@ final class ManualJobs {
 
     /**
      * A job a fetch took under {@code token}, or null. For a job scheduler's run, the next run is added first, as
-     * BullMQ does when it hands over a fetched job; a failure there is logged, and the job is still returned.
+     * BullMQ does when it hands over a fetched job. When Redis fails there, the run is not handed over: its lock is
+     * released and the Redis failure thrown, so that the stalled check gives the run back and a later fetch adds
+     * the next run (handed over, the run would be finished and the schedule end with it). A definition this side
+     * cannot compute is logged, and the job still returned.
      */
     static Job taken(QueueContext ctx, WorkerOptions opts, FetchedJob fetched, String token) {
         if (fetched == null || !fetched.isPresent()) {
@@ -106,6 +109,17 @@ final class ManualJobs {
         if (job.repeatJobKey() != null && !fetched.schedulerSettled()) {
             try {
                 new JobSchedulers(ctx).addNextIteration(job.id(), fetched.fields());
+            } catch (RedisException e) {
+                log.error("job {} of queue {}: cannot add the next run of job scheduler {}; the run is left to the "
+                        + "stalled check", job.id(), ctx.name(), job.repeatJobKey(), e);
+                try {
+                    ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), token),
+                            "releaseLock");
+                } catch (RuntimeException releaseFailed) {
+                    log.debug("could not release the lock of job {}; it expires on its own", job.id(),
+                            releaseFailed);
+                }
+                throw e;
             } catch (RuntimeException e) {
                 log.error("job {} of queue {}: cannot add the next run of job scheduler {}", job.id(), ctx.name(),
                         job.repeatJobKey(), e);

@@ -235,6 +235,8 @@ public final class Worker implements AutoCloseable {
      * @return the job, or null when none was ready (or the worker is paused, closed or rate limited)
      * @throws ValidationException when the token is empty
      * @throws Bull4jException when this worker has a processor (its own loop takes the jobs)
+     * @throws RedisException when Redis fails, also after the fetch took a job scheduler's run but could not add
+     *     the scheduler's next run: that run's lock is then released, and the stalled check gives it back
      */
     public Job getNextJob(String token, boolean block) {
         ValidationException.check(token != null && !token.isEmpty(), "token", "must not be null or empty");

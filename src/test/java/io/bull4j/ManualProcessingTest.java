@@ -89,6 +89,45 @@ class ManualProcessingTest {
     }
 
     @Test
+    void aSchedulerRunWhoseNextRunCannotBeAddedIsNotHandedOverAndTheScheduleGoesOn() throws Exception {
+        String q = queueName("manual-sched");
+        io.bull4j.support.RedisTestServer server = io.bull4j.support.RedisTestServer.get();
+        try (io.bull4j.support.ReplyCuttingProxy proxy = new io.bull4j.support.ReplyCuttingProxy(server.host(),
+                server.port());
+             Bull4jConnection viaProxy = Bull4jConnection.create(io.bull4j.support.AclUser.enabled()
+                     ? io.bull4j.support.AclUser.withCredentials("redis://127.0.0.1:" + proxy.port())
+                     : "redis://127.0.0.1:" + proxy.port());
+             Queue queue = new Queue(q, queueOptions())) {
+            queue.upsertJobScheduler("hourly", RepeatOptions.builder().cron("0 * * * *").immediately(true).build(),
+                    JobTemplate.of("tick", Map.of()));
+            try (Worker worker = manual(q, WorkerOptions.builder().connection(viaProxy)
+                    .lockDuration(Duration.ofSeconds(2)))) {
+                // the fetch goes through; the call that adds the next run loses its answer
+                proxy.armOn(io.bull4j.internal.script.LuaScript.load("updateJobScheduler").sha());
+                java.util.concurrent.CompletableFuture<Job> taken = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> worker.getNextJob(TOKEN, false));
+                eventually(Duration.ofSeconds(10), proxy::triggered, "the next run's call sent");
+                proxy.cut();
+                java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                        () -> taken.get(20, java.util.concurrent.TimeUnit.SECONDS));
+                assertInstanceOf(RedisException.class, e.getCause(), "the run is not handed over without its next run");
+            }
+            // the run was left active for the stalled check; a worker then runs it and adds the next run
+            java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+            try (Worker recovering = new Worker(q, j -> {
+                ran.countDown();
+                return null;
+            }, workerOptions().lockDuration(Duration.ofSeconds(2)).stalledInterval(Duration.ofSeconds(1)).build())) {
+                assertTrue(ran.await(30, java.util.concurrent.TimeUnit.SECONDS), "the run came back and ran");
+                eventually(Duration.ofSeconds(10), () -> redis().zcard(key(q, "delayed")) == 1,
+                        "the next run is scheduled");
+            }
+            assertTrue(queue.getJobScheduler("hourly").next().isAfter(java.time.Instant.now()),
+                    "the schedule goes on");
+        }
+    }
+
+    @Test
     void aLostLockIsRefusedAndNothingIsWritten() throws Exception {
         String q = queueName("manual-lost");
         try (Queue queue = new Queue(q, queueOptions());
