@@ -154,6 +154,15 @@ final class FlowPlan {
             slot = k.slot();
             first = k.qualifiedName();
         }
+        for (Planned p : nodes) {
+            // a parent outside the flow (parent(...)) is written by the same script when its child finishes
+            String parentKey = p.spec.parentKey;
+            if (parentKey != null && io.bull4j.internal.keys.KeySlot.of(parentKey) != slot) {
+                throw new ValidationException("parent", "on Redis Cluster the parent job " + parentKey
+                        + " must share the flow's hash slot (that of \"" + first + "\"): give its queue the same "
+                        + "hash tag");
+            }
+        }
     }
 
     List<AddFlow.Node> specs() {

@@ -183,6 +183,15 @@ public final class Worker implements AutoCloseable {
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
+        if (link.isCluster() && options.deadLetterQueue() != null) {
+            // a final failure's script moves the job out of active, then writes the dead-letter queue's keys: in
+            // another slot that write fails after the first ones were applied, and the job is lost
+            QueueKeys dead = new QueueKeys(options.prefix(), options.deadLetterQueue());
+            ValidationException.check(dead.hashTag() != null && dead.slot() == keys.slot(), "deadLetterQueue",
+                    "on Redis Cluster must share the worker's queue's hash slot (was \"" + options.deadLetterQueue()
+                            + "\" for \"" + queueName + "\"): give both one hash tag, e.g. \"{emails}\" and "
+                            + "\"{emails}-dead\"");
+        }
         if (options.checkEvictionPolicy()) {
             link.checkEvictionPolicy();
         }
@@ -345,6 +354,14 @@ public final class Worker implements AutoCloseable {
     /** {@return the name of the queue this worker consumes} */
     public String queueName() {
         return ctx.name();
+    }
+
+    /**
+     * {@return whether this worker has no processor: it is for manual processing ({@link #getNextJob}) and never
+     * runs a fetch loop of its own, so it is never {@link #isRunning() running}}
+     */
+    public boolean isManual() {
+        return manual;
     }
 
     /** {@return whether the worker has started and is not closed} */

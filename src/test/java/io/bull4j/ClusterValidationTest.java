@@ -53,6 +53,30 @@ class ClusterValidationTest {
     }
 
     @Test
+    void aDeadLetterQueueInAnotherSlotIsRefusedAtOnce() {
+        // each name its own tag, as operations.md advises for spreading queues: two slots
+        String q = "{" + RedisTestServer.uniqueQueueName("cl-dlq") + "}";
+        String dead = "{" + RedisTestServer.uniqueQueueName("cl-dlq-dead") + "}";
+        assertEquals("deadLetterQueue", assertThrows(ValidationException.class, () -> new Worker(q, j -> null,
+                workerOptions("bull").deadLetterQueue(dead).build())).field());
+        assertEquals("deadLetterQueue", assertThrows(ValidationException.class, () -> new Worker(q, j -> null,
+                workerOptions("bull").deadLetterQueue("plain-dead").build())).field());
+        // one tag for both: fine
+        new Worker(q, j -> null, workerOptions("bull").deadLetterQueue(q + "-dead").autorun(false).build()).close();
+        assertEquals(List.of(), redis().keys("*cl-dlq*"), "nothing was written");
+    }
+
+    @Test
+    void aFlowsOutsideParentInAnotherSlotIsRefusedAtOnce() {
+        String q = "{" + RedisTestServer.uniqueQueueName("cl-ext") + "}";
+        try (FlowProducer flows = new FlowProducer(queueOptions("bull"))) {
+            FlowJob child = FlowJob.builder("c", q).parent(ParentRef.of("p1", "bull:{elsewhere}")).build();
+            assertEquals("parent", assertThrows(ValidationException.class, () -> flows.add(child)).field());
+        }
+        assertEquals(List.of(), redis().keys("*cl-ext*"), "nothing was written");
+    }
+
+    @Test
     void theSameNamesAreFineOnAStandaloneServer() {
         String q = RedisTestServer.uniqueQueueName("standalone");
         try (Queue queue = new Queue(q, TestSupport.queueOptions())) {

@@ -49,10 +49,13 @@ final class Bull4jHealthIndicator implements HealthIndicator {
                 Map<String, Object> state = new LinkedHashMap<>();
                 state.put("queue", w.queueName());
                 state.put("running", w.isRunning());
+                if (w.isManual()) {
+                    state.put("manual", true);
+                }
                 state.put("paused", w.isPaused());
                 state.put("activeJobs", w.activeCount());
                 states.put(e.getKey(), state);
-                if (started && !w.isRunning()) {
+                if (started && !w.isRunning() && !w.isManual()) { // a manual worker never runs a loop
                     health.down();
                 }
             }

@@ -17,7 +17,7 @@ import java.util.Map;
  * {@link Bull4jQueues} and a {@link WorkerMetrics} per worker of {@link Bull4jWorkers}. It starts just before the
  * workers (so their first jobs are counted) and stops just after them.
  */
-final class Bull4jMeters implements SmartLifecycle {
+final class Bull4jMeters implements SmartLifecycle, org.springframework.beans.factory.DisposableBean {
     private final MeterRegistry registry;
     private final Bull4jQueues queues;
     private final Bull4jWorkers workers;
@@ -63,6 +63,21 @@ final class Bull4jMeters implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Not paused with the context: its workers are closed for good on stop (Bull4jWorkers is not pauseable
+     * either), and a restart would bind new binders to meters Micrometer already holds, left on the old ones.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
+    /** Closes the binders (their reader threads, their listeners) also when the context failed to start. */
+    @Override
+    public void destroy() {
+        stop();
     }
 
     @Override

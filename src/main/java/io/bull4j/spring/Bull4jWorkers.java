@@ -108,6 +108,12 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         return closeTimeout;
     }
 
+    /** A worker's own {@code bull4j.workers.<id>.close-timeout} when set, else {@link #closeTimeout()}. */
+    Duration closeTimeoutOf(String id) {
+        Bull4jProperties.WorkerProperties own = properties.getWorkers().get(id);
+        return own != null && own.getCloseTimeout() != null ? own.getCloseTimeout() : closeTimeout;
+    }
+
     /**
      * Starts every worker that is not running yet. After {@link #stop()} the workers are closed and cannot run again:
      * a WARN says so, and the health indicator reports DOWN.
@@ -119,7 +125,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         }
         for (Map.Entry<String, Worker> e : workers().entrySet()) {
             Worker worker = e.getValue();
-            if (!worker.isRunning()) {
+            if (!worker.isRunning() && !worker.isManual()) { // a manual worker has no loop to start
                 try {
                     worker.run();
                 } catch (Bull4jException alreadyRunningOrClosed) {
@@ -167,7 +173,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         for (Map.Entry<String, Worker> e : workers().entrySet()) {
             Thread t = new Thread(() -> {
                 try {
-                    e.getValue().close(closeTimeout);
+                    e.getValue().close(closeTimeoutOf(e.getKey()));
                 } catch (RuntimeException failure) {
                     log.warn("closing bull4j worker {} failed: {}", e.getKey(), failure.toString());
                 }

@@ -48,6 +48,7 @@ class SpringBootAutoConfigurationTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     static final String EMAILS = RedisTestServer.uniqueQueueName("spring-emails");
     static final String REPORTS = RedisTestServer.uniqueQueueName("spring-reports");
+    static final String EXPORTS = RedisTestServer.uniqueQueueName("spring-exports");
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
@@ -69,6 +70,12 @@ class SpringBootAutoConfigurationTest {
         @Bean
         Mailer mailer() {
             return new Mailer();
+        }
+
+        /** A worker for manual processing (no processor): never started, and no reason for DOWN. */
+        @Bean
+        io.bull4j.Worker exports(io.bull4j.Bull4jConnection connection) {
+            return new io.bull4j.Worker(EXPORTS, io.bull4j.WorkerOptions.builder().connection(connection).build());
         }
     }
 
@@ -105,8 +112,8 @@ class SpringBootAutoConfigurationTest {
 
     @Test
     void bothWorkersProcessJobsAndTheMetersCountThem() throws Exception {
-        assertEquals(Set.of("emails", "reports"), workers.workers().keySet());
-        workers.workers().values().forEach(w -> assertTrue(w.isRunning(), w.queueName() + " runs"));
+        assertEquals(Set.of("emails", "reports", "exports"), workers.workers().keySet());
+        workers.workers().values().forEach(w -> assertTrue(w.isRunning() || w.isManual(), w.queueName() + " runs"));
         Queue emails = queues.get(EMAILS);
         Queue reports = queues.get(REPORTS);
         List<Job> mails = new ArrayList<>();
@@ -147,9 +154,11 @@ class SpringBootAutoConfigurationTest {
         assertFalse(details.containsKey("warning"), details::toString);
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Object>> w = (Map<String, Map<String, Object>>) details.get("workers");
-        assertEquals(Set.of("emails", "reports"), w.keySet());
+        assertEquals(Set.of("emails", "reports", "exports"), w.keySet());
         assertEquals(EMAILS, w.get("emails").get("queue"));
         assertEquals(true, w.get("emails").get("running"));
+        assertEquals(true, w.get("exports").get("manual"), "a manual worker: UP all the same");
+        assertEquals(false, w.get("exports").get("running"));
 
         var admin = RedisTestServer.get().sync();
         String before = admin.configGet("maxmemory-policy").get("maxmemory-policy");
