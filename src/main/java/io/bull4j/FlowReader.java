@@ -24,10 +24,21 @@ final class FlowReader {
     static JobDependencies dependencies(QueueContext ctx, String id, int limit) {
         String key = ctx.keys.job(id);
         var redis = ctx.redis();
+        var failed = redis.zrange(key + ":unsuccessful", 0, limit < 0 ? -1 : limit - 1);
+        if (limit >= 0) {
+            // a tree's level: one page of each, as BullMQ's getNode scans them, not every child of a big parent
+            io.lettuce.core.ScanArgs page = io.lettuce.core.ScanArgs.Builder.limit(Math.max(1, limit));
+            var processed = redis.hscan(key + ":processed", page);
+            var pending = redis.sscan(key + ":dependencies", page);
+            var ignored = redis.hscan(key + ":failed", page);
+            return new JobDependencies(first(ctx.await(processed, "getDependencies").getMap(), limit),
+                    first(new java.util.LinkedHashSet<>(ctx.await(pending, "getDependencies").getValues()), limit),
+                    first(ctx.await(ignored, "getDependencies").getMap(), limit),
+                    new ArrayList<>(ctx.await(failed, "getDependencies")));
+        }
         var processed = redis.hgetall(key + ":processed");
         var pending = redis.smembers(key + ":dependencies");
         var ignored = redis.hgetall(key + ":failed");
-        var failed = redis.zrange(key + ":unsuccessful", 0, limit < 0 ? -1 : limit - 1);
         return new JobDependencies(first(ctx.await(processed, "getDependencies"), limit),
                 first(ctx.await(pending, "getDependencies"), limit), first(ctx.await(ignored, "getDependencies"), limit),
                 new ArrayList<>(ctx.await(failed, "getDependencies")));

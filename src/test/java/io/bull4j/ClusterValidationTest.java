@@ -55,25 +55,27 @@ class ClusterValidationTest {
     @Test
     void aDeadLetterQueueInAnotherSlotIsRefusedAtOnce() {
         // each name its own tag, as operations.md advises for spreading queues: two slots
-        String q = "{" + RedisTestServer.uniqueQueueName("cl-dlq") + "}";
-        String dead = "{" + RedisTestServer.uniqueQueueName("cl-dlq-dead") + "}";
+        String bare = RedisTestServer.uniqueQueueName("cl-dlq-slot");
+        String q = "{" + bare + "}";
+        String dead = "{" + RedisTestServer.uniqueQueueName("cl-dlq-slot-dead") + "}";
         assertEquals("deadLetterQueue", assertThrows(ValidationException.class, () -> new Worker(q, j -> null,
                 workerOptions("bull").deadLetterQueue(dead).build())).field());
         assertEquals("deadLetterQueue", assertThrows(ValidationException.class, () -> new Worker(q, j -> null,
                 workerOptions("bull").deadLetterQueue("plain-dead").build())).field());
         // one tag for both: fine
         new Worker(q, j -> null, workerOptions("bull").deadLetterQueue(q + "-dead").autorun(false).build()).close();
-        assertEquals(List.of(), redis().keys("*cl-dlq*"), "nothing was written");
+        assertEquals(List.of(), redis().keys("*" + bare + "*"), "nothing was written");
     }
 
     @Test
     void aFlowsOutsideParentInAnotherSlotIsRefusedAtOnce() {
-        String q = "{" + RedisTestServer.uniqueQueueName("cl-ext") + "}";
+        String bare = RedisTestServer.uniqueQueueName("cl-ext-parent");
+        String q = "{" + bare + "}";
         try (FlowProducer flows = new FlowProducer(queueOptions("bull"))) {
             FlowJob child = FlowJob.builder("c", q).parent(ParentRef.of("p1", "bull:{elsewhere}")).build();
             assertEquals("parent", assertThrows(ValidationException.class, () -> flows.add(child)).field());
         }
-        assertEquals(List.of(), redis().keys("*cl-ext*"), "nothing was written");
+        assertEquals(List.of(), redis().keys("*" + bare + "*"), "nothing was written");
     }
 
     @Test
