@@ -25,6 +25,9 @@ final class WorkerFactory {
     private final Bull4jProperties properties;
     private final ConfigurableListableBeanFactory beanFactory;
     private final Map<String, Worker> built = new LinkedHashMap<>();
+    /** Ids of @Bull4jWorker methods that bull4j.workers.<id>.enabled=false switched off. */
+    private final java.util.Set<String> switchedOff = new java.util.HashSet<>();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WorkerFactory.class);
 
     WorkerFactory(Bull4jConnection connection, Bull4jProperties properties, ConfigurableListableBeanFactory bf) {
         this.connection = connection;
@@ -76,6 +79,7 @@ final class WorkerFactory {
         String id = annotation.id().isEmpty() ? queue : beanFactory.resolveEmbeddedValue(annotation.id());
         Bull4jProperties.WorkerProperties own = properties.getWorkers().get(id);
         if (own != null && !own.isEnabled()) {
+            switchedOff.add(id);
             return;
         }
         if (own != null && own.getProcessor() != null) {
@@ -101,6 +105,13 @@ final class WorkerFactory {
     }
 
     private void buildDeclared(String id, Bull4jProperties.WorkerProperties own) {
+        if (!own.isEnabled() && own.getProcessor() == null && !switchedOff.contains(id)) {
+            // neither a declared worker nor an annotated one has this id: a typo, an id bound differently (an
+            // environment variable binds to lower case without dashes), or a Worker bean, which properties do
+            // not switch off; the worker it was meant for runs all the same
+            log.warn("bull4j.workers.{}.enabled=false switches nothing off: no @Bull4jWorker has the id '{}' and no "
+                    + "processor is declared for it (a Worker bean is not switched off by properties)", id, id);
+        }
         if (!own.isEnabled() || built.containsKey(id)) {
             return; // off, or the overrides of an annotated worker
         }

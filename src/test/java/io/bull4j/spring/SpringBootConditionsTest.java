@@ -92,6 +92,21 @@ class SpringBootConditionsTest {
     }
 
     @Test
+    void switchingOffAnIdNoWorkerHasIsWarnedAbout() {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try (ConfigurableApplicationContext context = start(Plain.class, "bull4j.workers.emailsender.enabled=false")) {
+            assertTrue(context.containsBean("bull4jWorkers"));
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(log.contains("WARN") && log.contains("bull4j.workers.emailsender.enabled=false switches nothing off"),
+                log);
+    }
+
+    @Test
     void theHealthIndicatorAndTheMetersCanBeTurnedOff() {
         try (ConfigurableApplicationContext on = start(Plain.class)) {
             assertTrue(on.containsBean("bull4jHealthIndicator"));
