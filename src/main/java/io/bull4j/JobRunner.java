@@ -194,12 +194,7 @@ final class JobRunner {
      */
     private void leaveToStalledCheck(Job job) {
         locks.forget(job.id(), job.token());
-        try {
-            ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), job.token()),
-                    "releaseLock");
-        } catch (RuntimeException e) {
-            log.debug("could not release the lock of job {}; it expires on its own", job.id(), e);
-        }
+        ManualJobs.releaseLock(ctx, job.id(), job.token());
     }
 
     /**

@@ -112,13 +112,7 @@ final class ManualJobs {
             } catch (RedisException e) {
                 log.error("job {} of queue {}: cannot add the next run of job scheduler {}; the run is left to the "
                         + "stalled check", job.id(), ctx.name(), job.repeatJobKey(), e);
-                try {
-                    ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, job.id(), token),
-                            "releaseLock");
-                } catch (RuntimeException releaseFailed) {
-                    log.debug("could not release the lock of job {}; it expires on its own", job.id(),
-                            releaseFailed);
-                }
+                releaseLock(ctx, job.id(), token);
                 throw e;
             } catch (RuntimeException e) {
                 log.error("job {} of queue {}: cannot add the next run of job scheduler {}", job.id(), ctx.name(),
@@ -126,6 +120,15 @@ final class ManualJobs {
             }
         }
         return job;
+    }
+
+    /** Releases a lock left to the stalled check; one that cannot be released expires on its own. */
+    static void releaseLock(QueueContext ctx, String jobId, String token) {
+        try {
+            ctx.await(io.bull4j.internal.script.Locks.release(ctx.scripts(), ctx.keys, jobId, token), "releaseLock");
+        } catch (RuntimeException e) {
+            log.debug("could not release the lock of job {}; it expires on its own", jobId, e);
+        }
     }
 
     private static void checkToken(String token) {

@@ -165,20 +165,10 @@ final class OutcomeWrites {
      * {@code takenNanos} (its lock was taken no earlier); null when none does.
      */
     private FetchedJob lockedWith(String token, long takenNanos) {
-        List<String> active = ctx.await(ctx.redis().lrange(ctx.keys.active(), 0, -1), "lrange");
-        for (int from = 0; from < active.size(); from += 500) {
-            List<String> ids = active.subList(from, Math.min(active.size(), from + 500));
-            // GETs sent together (no MGET: the documented ACL does not grant it, and on a cluster it is split)
-            List<CompletableFuture<String>> locksHeld = ids.stream()
-                    .map(id -> ctx.redis().get(ctx.keys.lock(id)).toCompletableFuture()).toList();
-            for (int i = 0; i < ids.size(); i++) {
-                if (token.equals(ctx.await(locksHeld.get(i), "get"))) {
-                    String id = ids.get(i);
-                    Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "hgetall");
-                    locks.track(id, token, takenNanos);
-                    return FetchedJob.of(id, fields);
-                }
-            }
+        for (String id : activeLockedWithAny(java.util.Set.of(token)).keySet()) {
+            Map<String, String> fields = ctx.await(ctx.redis().hgetall(ctx.keys.job(id)), "hgetall");
+            locks.track(id, token, takenNanos);
+            return FetchedJob.of(id, fields);
         }
         return null;
     }
@@ -192,6 +182,7 @@ final class OutcomeWrites {
         List<String> active = ctx.await(ctx.redis().lrange(ctx.keys.active(), 0, -1), "lrange");
         for (int from = 0; from < active.size() && found.size() < tokens.size(); from += 500) {
             List<String> ids = active.subList(from, Math.min(active.size(), from + 500));
+            // GETs sent together (no MGET: the documented ACL does not grant it, and on a cluster it is split)
             List<CompletableFuture<String>> locksHeld = ids.stream()
                     .map(id -> ctx.redis().get(ctx.keys.lock(id)).toCompletableFuture()).toList();
             for (int i = 0; i < ids.size(); i++) {
