@@ -27,6 +27,11 @@ final class LockRenewer {
     private final Map<String, String> held = new ConcurrentHashMap<>();
     /** Job id to its lease, from the fetch until {@link #forget}: kept while renewal pauses around a finish. */
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
+    /**
+     * Job id to token of the locks renewed between the tries of a finish ({@link #retrack}). Such a lock found gone
+     * is not reported: an earlier try whose answer was lost may have deleted it, and the finish tells which.
+     */
+    private final Map<String, String> retrying = new ConcurrentHashMap<>();
 
     /** The lock with {@code token} cannot outlive {@code validUntilNanos} (System.nanoTime) unless renewed. */
     private record Lease(String token, long validUntilNanos) {
@@ -61,6 +66,7 @@ final class LockRenewer {
      */
     void untrack(String jobId, String token) {
         held.remove(jobId, token);
+        retrying.remove(jobId, token);
     }
 
     /**
@@ -69,14 +75,15 @@ final class LockRenewer {
      */
     void retrack(String jobId, String token) {
         Lease lease = leases.get(jobId);
-        if (lease != null && lease.token().equals(token)) {
-            held.putIfAbsent(jobId, token);
+        if (lease != null && lease.token().equals(token) && held.putIfAbsent(jobId, token) == null) {
+            retrying.put(jobId, token);
         }
     }
 
     /** Stops renewing and drops the lease, whatever the token: the worker gives the job up (close). */
     void forget(String jobId) {
         held.remove(jobId);
+        retrying.remove(jobId);
         leases.remove(jobId);
     }
 
@@ -87,6 +94,7 @@ final class LockRenewer {
      */
     void forget(String jobId, String token) {
         held.remove(jobId, token);
+        retrying.remove(jobId, token);
         leases.computeIfPresent(jobId, (id, old) -> old.token().equals(token) ? null : old);
     }
 
@@ -100,7 +108,10 @@ final class LockRenewer {
         return held.size();
     }
 
-    /** One tick: renews every held lock; a lock found lost is reported and no longer renewed. */
+    /**
+     * One tick: renews every held lock; a lock found lost is no longer renewed, and reported unless a finish is
+     * being tried again under it (that finish then ends its lease's wait and reports, or recognises its own try).
+     */
     void renewAll() {
         if (held.isEmpty()) {
             return;
@@ -119,8 +130,9 @@ final class LockRenewer {
             });
             for (String id : lost) {
                 // only if still held with the same token: the job may have finished meanwhile
-                leases.computeIfPresent(id, (k, old) -> old.token().equals(snapshot.get(id)) ? null : old);
-                if (held.remove(id, snapshot.get(id))) {
+                String token = snapshot.get(id);
+                leases.computeIfPresent(id, (k, old) -> old.token().equals(token) ? null : old);
+                if (held.remove(id, token) && !retrying.remove(id, token)) {
                     bus.emit(l -> l.onError(new JobException(ctx.name(), id, JobException.Reason.LOCK_MISSING,
                             "lock renewal failed for job " + id + ": another worker may run it")));
                 }
