@@ -2,7 +2,7 @@
 // (InteropWorker*Test, InteropAdmin*Test). Contract: stdout carries only JSON, one object per line;
 // everything else goes to stderr; every command ends by itself (a bounded timeout exits with code 2).
 // Usage: node interop-worker.mjs <command> <redisUrl> <queue> <json>  (see USAGE)
-import { Queue, Worker, Job, UnrecoverableError } from 'bullmq';
+import { Queue, QueueEvents, Worker, Job, UnrecoverableError } from 'bullmq';
 import { dispatch } from './cli.mjs';
 
 const USAGE = `commands:
@@ -235,8 +235,23 @@ async function runOp(queue, op) {
       return queue.getDeduplicationJobId(op.id);
     case 'removeDeduplicationKey':
       return queue.removeDeduplicationKey(op.id);
+    case 'waitUntilFinished': // a Job object as add returned it, even if the job is gone since
+      return waitUntilFinished(new Job(queue, op.name ?? 'job', {}, {}, op.id), op.ttl ?? 20000);
     default:
       throw new Error(`unknown op ${op.op}`);
+  }
+}
+
+/** job.waitUntilFinished on a QueueEvents of its own: { returnvalue } or { error } (bullmq's message). */
+async function waitUntilFinished(job, ttl) {
+  const events = new QueueEvents(queueName, { connection });
+  try {
+    await events.waitUntilReady();
+    return { returnvalue: nul(await job.waitUntilFinished(events, ttl)) };
+  } catch (e) {
+    return { error: e.message };
+  } finally {
+    await events.close();
   }
 }
 
