@@ -75,6 +75,12 @@ local function addIteration(base, jobId, name, data, opts, now, delay, scheduler
   local jobKey = base .. jobId
   redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(opts), "timestamp", numText(now),
     "delay", numText(delay), "priority", numText(priority), "rjk", schedulerId)
+  -- a template with deduplication: the run names its id, as any job added with it (no window is taken: BullMQ's
+  -- runs store the field only)
+  local de = opts["de"]
+  if type(de) == "table" and de["id"] ~= nil and de["id"] ~= cjson.null then
+    redis.call("HSET", jobKey, "deid", de["id"])
+  end
   redis.call("XADD", base .. "events", "*", "event", "added", "jobId", jobId, "name", name)
   if delay > 0 then
     local runAt = now + delay

@@ -504,8 +504,7 @@ public final class Job {
      *     worker holds it: either way this processor no longer owns the job
      */
     public void extendLock(Duration duration) {
-        ValidationException.check(duration != null && duration.toMillis() > 0, "duration",
-                "must be at least 1 ms (was " + duration + ")");
+        ValidationException.checkAtLeastOneMs(duration, "duration");
         ValidationException.check(token != null, "token", "only the worker processing the job can extend its lock");
         ManualJobs.extendLock(ctx, id, token, duration);
     }
@@ -607,8 +606,7 @@ public final class Job {
      * @throws JobException {@code JOB_NOT_FOUND} when the job does not exist or is removed while waited for
      */
     public Job waitUntilFinished(Duration timeout) {
-        ValidationException.check(timeout != null && timeout.toMillis() > 0, "timeout",
-                "must be at least 1 ms (was " + timeout + ")");
+        ValidationException.checkAtLeastOneMs(timeout, "timeout");
         return new JobFinishWaiter(ctx, this).await(timeout);
     }
 
@@ -637,8 +635,7 @@ public final class Job {
         ValidationException.check(events.keys().qualifiedName().equals(ctx.keys.qualifiedName()), "queueEvents",
                 "reads " + events.keys().qualifiedName() + ", not this job's queue " + ctx.keys.qualifiedName());
         ValidationException.check(!events.isClosed(), "queueEvents", "is closed");
-        ValidationException.check(timeout != null && timeout.toMillis() > 0, "timeout",
-                "must be at least 1 ms (was " + timeout + ")");
+        ValidationException.checkAtLeastOneMs(timeout, "timeout");
         return new JobFinishWaiter(ctx, this).await(events, timeout);
     }
 

@@ -25,27 +25,29 @@ final class JobFinishWaiter {
         this.job = job;
     }
 
-    /** With a reader of its own, from the stream's current end, closed before returning. */
+    /** With a reader of its own, from the stream's end before the job's state is read, closed before returning. */
     Job await(Duration timeout) {
+        // read first: an end written after the state below is after this entry, even before our reader starts
+        String from = QueueEvents.streamEnd(ctx.link, ctx.keys.events());
         // a job that has finished already needs no reader (nor its connection)
         IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
         if (now.status() == IsFinished.Status.COMPLETED || now.status() == IsFinished.Status.FAILED) {
             return finished(now);
         }
-        try (QueueEvents events = new QueueEvents(ctx)) {
-            return await(events, timeout, true);
+        try (QueueEvents events = new QueueEvents(ctx, from)) {
+            return await(events, timeout, from);
         }
     }
 
     Job await(QueueEvents events, Duration timeout) {
-        return await(events, timeout, false);
+        return await(events, timeout, null);
     }
 
     /**
-     * @param start start {@code events} once the listener is on: then it starts at the stream's end after the
-     *     listener, so an end written meanwhile is either delivered or among the unread entries
+     * @param startAfter for a reader not started yet: the stream entry it is to start after once the listener is
+     *     on, read before anything else of the wait, so an end written since is delivered or found there
      */
-    private Job await(QueueEvents events, Duration timeout, boolean start) {
+    private Job await(QueueEvents events, Duration timeout, String startAfter) {
         long deadline = System.nanoTime() + timeout.toNanos();
         CompletableFuture<QueueEvent> end = new CompletableFuture<>();
         QueueEventListener listener = e -> {
@@ -59,13 +61,12 @@ final class JobFinishWaiter {
         };
         // where the wait begins, read before the listener is on: an end after this entry is in the stream after it,
         // and reaches the listener too unless the reader was already handing it on (to a list without ours)
-        String waitFrom = events.lastEventId();
+        String waitFrom = startAfter != null ? startAfter : events.lastEventId();
         events.onJob(job.id(), listener, () -> end.completeExceptionally(
                 new Bull4jException("QueueEvents on " + ctx.name() + " closed while waiting for job " + job.id())));
         try {
-            if (start) {
-                events.run(); // ours starts with the listener on, at the stream's end
-                waitFrom = events.lastEventId();
+            if (startAfter != null) {
+                events.run(); // ours starts with the listener on
             }
             IsFinished.Result now = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
             switch (now.status()) {

@@ -96,14 +96,14 @@ public final class JobOptions {
     }
 
     /**
-     * These options, with the unset ones taken from {@code defaults}.
+     * These options, with the unset ones taken from {@code defaults}, except the job id, which is never a default
+     * (as in BullMQ: every add without an id of its own would otherwise be the first job again).
      *
      * @param defaults the options to fill in from, such as the queue's default job options
      * @return the merged options
      */
     public JobOptions withDefaults(JobOptions defaults) {
         Builder b = toBuilder();
-        if (b.jobId == null) b.jobId = defaults.jobId;
         if (b.delay == null) b.delay = defaults.delay;
         if (b.priority == null) b.priority = defaults.priority;
         if (b.lifo == null) b.lifo = defaults.lifo;

@@ -233,7 +233,23 @@ final class JobSchedulers {
         try {
             return ZoneId.of(tz);
         } catch (RuntimeException e) {
-            throw new ValidationException("tz", "unknown time zone '" + tz + "'");
+            // BullMQ's cron-parser takes IANA names in any case ("europe/berlin", "utc"), as stored by a Node producer
+            String id = ZonesIgnoringCase.BY_LOWER_CASE.get(tz.toLowerCase(java.util.Locale.ROOT));
+            if (id == null) {
+                throw new ValidationException("tz", "unknown time zone '" + tz + "'");
+            }
+            return ZoneId.of(id);
+        }
+    }
+
+    /** The zone ids by their lower-case spelling, built on first use. */
+    private static final class ZonesIgnoringCase {
+        static final Map<String, String> BY_LOWER_CASE = new java.util.HashMap<>();
+
+        static {
+            for (String id : ZoneId.getAvailableZoneIds()) {
+                BY_LOWER_CASE.put(id.toLowerCase(java.util.Locale.ROOT), id);
+            }
         }
     }
 

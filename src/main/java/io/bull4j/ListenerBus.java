@@ -85,7 +85,7 @@ final class ListenerBus {
                 for (WorkerListener l : listeners) {
                     try {
                         event.accept(l);
-                    } catch (RuntimeException | Error e) {
+                    } catch (Throwable e) { // also a checked exception thrown sneakily (Kotlin, @SneakyThrows)
                         log.warn("worker listener {} threw; ignored", l, e);
                     }
                 }

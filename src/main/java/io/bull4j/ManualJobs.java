@@ -84,8 +84,7 @@ final class ManualJobs {
     }
 
     static void extendLock(QueueContext ctx, String jobId, String token, Duration duration) {
-        ValidationException.check(duration != null && duration.toMillis() > 0, "duration",
-                "must be at least 1 ms (was " + duration + ")");
+        ValidationException.checkAtLeastOneMs(duration, "duration");
         checkToken(token);
         if (!ctx.await(Locks.extend(ctx.scripts(), ctx.keys, jobId, token, duration.toMillis()), "extendLock")) {
             // only to tell the two refusals apart; ownership was decided atomically above

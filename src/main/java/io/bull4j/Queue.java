@@ -3,6 +3,8 @@ package io.bull4j;
 import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.keys.QueueKeys;
 import io.bull4j.internal.redis.Await;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
  * connection only when the queue opened it (no {@link QueueOptions#connection()} given).
  */
 public final class Queue implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Queue.class);
     private final QueueOptions opts;
     private final QueueContext ctx;
     private final boolean ownsConnection;
@@ -228,12 +231,13 @@ public final class Queue implements AutoCloseable {
      * back to the queue it came from (bull4j only): the failed job there is retried with its attempts reset (as
      * {@link Job#retry(JobState, boolean, boolean)}) when it is still failed, else a job with the same name, data
      * and options is added; then the dead letter is removed. Two steps, not one script: if the process dies between
-     * them, the dead letter stays and a second replay retries or adds again.
+     * them, the dead letter stays and a second replay retries or adds again. A dead letter that a worker of this
+     * queue is processing is refused; one taken by a worker between the two steps stays (logged as a WARN).
      *
      * @param deadLetterId the dead letter's id in this queue
      * @return the job in the source queue, as it is after the replay
      * @throws JobException {@code JOB_NOT_FOUND} when there is no such job, {@code BAD_DATA} when it is not a dead
-     *     letter
+     *     letter, {@code JOB_LOCKED} when a worker holds it
      */
     public Job replayDeadLetter(String deadLetterId) {
         Job letter = getJob(deadLetterId);
@@ -245,6 +249,10 @@ public final class Queue implements AutoCloseable {
         if (record == null) {
             throw new JobException(name(), deadLetterId, JobException.Reason.BAD_DATA, "job " + deadLetterId
                     + " of queue " + name() + " is not a dead letter");
+        }
+        if (ctx.await(ctx.redis().exists(ctx.keys.lock(deadLetterId)), "EXISTS lock") > 0) {
+            throw new JobException(name(), deadLetterId, JobException.Reason.JOB_LOCKED, "dead letter "
+                    + deadLetterId + " of queue " + name() + " is being processed by a worker; nothing replayed");
         }
         Job replayed;
         // on this queue's connection when it was given one; otherwise, as this queue, on one from REDIS_URL
@@ -258,7 +266,10 @@ public final class Queue implements AutoCloseable {
                         OptionsCodec.read(record.optsJson()));
             }
         }
-        letter.remove();
+        if (!letter.remove()) {
+            log.warn("dead letter {} of queue {} was replayed to job {} of queue {} but stays: a worker took it "
+                    + "meanwhile", deadLetterId, name(), replayed == null ? null : replayed.id(), record.queue());
+        }
         return replayed;
     }
 
@@ -632,6 +643,7 @@ public final class Queue implements AutoCloseable {
     public List<String> clean(Duration grace, int limit, JobState state) {
         checkOpen();
         ValidationException.check(grace != null && !grace.isNegative(), "grace", "must be zero or more");
+        ValidationException.checkDuration(grace, "grace");
         ValidationException.check(limit >= 0, "limit", "must be 0 (no limit) or more, was " + limit);
         ValidationException.check(state != null && state != JobState.UNKNOWN, "state",
                 "must be a state jobs are kept in, was " + state);
@@ -665,7 +677,7 @@ public final class Queue implements AutoCloseable {
      * failure are cleared; attempt counters stay. As in BullMQ, a job with a priority goes to wait too (it runs in
      * wait order, before prioritized jobs).
      *
-     * @param timestamp only jobs that finished at or before it
+     * @param timestamp only jobs that finished at or before it ({@link Instant#MAX}: all)
      * @param state {@link JobState#COMPLETED} or {@link JobState#FAILED}
      * @param count jobs per Redis call
      * @return how many jobs moved
@@ -676,7 +688,10 @@ public final class Queue implements AutoCloseable {
                 "must be COMPLETED or FAILED, was " + state);
         ValidationException.check(count > 0, "count", "must be positive, was " + count);
         ValidationException.check(timestamp != null, "timestamp", "must not be null");
-        return admin.moveToWait(state.wireName(), count, Long.toString(timestamp.toEpochMilli()));
+        // an instant past what epoch milliseconds hold takes everything (or nothing, before)
+        long until = timestamp.isAfter(Instant.ofEpochMilli(Long.MAX_VALUE)) ? Long.MAX_VALUE
+                : timestamp.isBefore(Instant.ofEpochMilli(Long.MIN_VALUE)) ? Long.MIN_VALUE : timestamp.toEpochMilli();
+        return admin.moveToWait(state.wireName(), count, Long.toString(until));
     }
 
     /**

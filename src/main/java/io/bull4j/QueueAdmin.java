@@ -89,9 +89,10 @@ final class QueueAdmin {
         String key = state == JobState.WAITING ? "wait" : state.wireName();
         List<String> removed = new ArrayList<>();
         while (removed.size() < max) {
-            List<String> ids = ctx.await(CleanJobsInSet.run(ctx.scripts(), ctx.keys, key, cutoff, page), "clean");
+            int ask = (int) Math.min(page, max - removed.size()); // never more than the limit in all
+            List<String> ids = ctx.await(CleanJobsInSet.run(ctx.scripts(), ctx.keys, key, cutoff, ask), "clean");
             removed.addAll(ids);
-            if (ids.size() < page) {
+            if (ids.size() < ask) {
                 break;
             }
         }

@@ -34,7 +34,10 @@ public final class QueueEvent {
         PROGRESS("progress"),
         /** A job completed ({@link #returnValueJson()}). */
         COMPLETED("completed"),
-        /** An attempt of a job failed ({@link #failedReason()}); it may still be retried. */
+        /**
+         * A job failed for good ({@link #failedReason()}): its last attempt failed, or it failed unrecoverably. An
+         * attempt that is retried writes {@code waiting} or {@code delayed} instead, as in BullMQ.
+         */
         FAILED("failed"),
         /** A job was delayed, at add or for a retry ({@link #delay()}: when it is due). */
         DELAYED("delayed"),

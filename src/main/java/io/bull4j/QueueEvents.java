@@ -76,10 +76,20 @@ public final class QueueEvents implements AutoCloseable {
         this(new QueueKeys(checked(options).prefix(), queueName), options, null);
     }
 
-    /** A reader on a queue's own link, from the stream's end, not started ({@link Job#waitUntilFinished}). */
-    QueueEvents(QueueContext ctx) {
+    /**
+     * A reader on a queue's own link, after the stream entry {@code from} (see {@link #streamEnd}), not started
+     * ({@link Job#waitUntilFinished}).
+     */
+    QueueEvents(QueueContext ctx, String from) {
         this(ctx.keys, QueueEventsOptions.builder().prefix(ctx.keys.prefix()).objectMapper(ctx.mapper)
-                .autorun(false).build(), ctx.link);
+                .lastEventId(from).autorun(false).build(), ctx.link);
+    }
+
+    /** The id of the stream's last entry, "0-0" when it has none: a reader started after it misses nothing later. */
+    static String streamEnd(RedisLink link, String streamKey) {
+        List<StreamMessage<String, String>> last = Await.result(link.commands().xrevrange(streamKey,
+                Range.create("-", "+"), Limit.from(1)), link.commandTimeout(), "XREVRANGE");
+        return last == null || last.isEmpty() ? "0-0" : last.get(0).getId();
     }
 
     private QueueEvents(QueueKeys keys, QueueEventsOptions options, RedisLink shared) {
@@ -122,10 +132,7 @@ public final class QueueEvents implements AutoCloseable {
             }
             String from = opts.lastEventId();
             if (QueueEventsOptions.NEW_EVENTS_ONLY.equals(from)) {
-                List<StreamMessage<String, String>> last = Await.result(reader.link().commands().xrevrange(
-                        keys.events(), Range.create("-", "+"), Limit.from(1)), reader.link().commandTimeout(),
-                        "XREVRANGE");
-                from = last == null || last.isEmpty() ? "0-0" : last.get(0).getId();
+                from = streamEnd(reader.link(), keys.events());
             }
             reader.startAfter(from);
             thread = new Thread(reader, "bull4j-queue-events-" + keys.name());
@@ -201,10 +208,10 @@ public final class QueueEvents implements AutoCloseable {
         return reader.readAfter(id);
     }
 
-    /** {@return whether the reader has started and is not closed} */
+    /** {@return whether the reader has started, is not closed, and its thread still reads} */
     public boolean isRunning() {
         synchronized (lifecycle) {
-            return started && !closed;
+            return started && !closed && thread.isAlive();
         }
     }
 
@@ -219,7 +226,7 @@ public final class QueueEvents implements AutoCloseable {
             if ((r.type == null || r.type == event.type()) && (r.jobId == null || r.jobId.equals(event.jobId()))) {
                 try {
                     r.listener.onEvent(event);
-                } catch (RuntimeException | AssertionError e) {
+                } catch (Throwable e) { // also an Error or a checked exception thrown sneakily: the reader goes on
                     log.warn("QueueEvents listener {} threw on {}; ignored", r.listener, event.type(), e);
                 }
             }
@@ -232,7 +239,7 @@ public final class QueueEvents implements AutoCloseable {
             if (told.add(r.listener)) {
                 try {
                     r.listener.onError(error);
-                } catch (RuntimeException | AssertionError e) {
+                } catch (Throwable e) {
                     log.warn("QueueEvents listener {} threw in onError; ignored", r.listener, e);
                 }
             }

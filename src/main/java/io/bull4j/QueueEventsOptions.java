@@ -27,6 +27,21 @@ public final class QueueEventsOptions {
 
     private static final Pattern STREAM_ID = Pattern.compile("\\d+(-\\d+)?");
 
+    /** Digits, or digits-digits, each part an unsigned 64-bit number (what Redis takes). */
+    private static boolean isStreamId(String id) {
+        if (!STREAM_ID.matcher(id).matches()) {
+            return false;
+        }
+        try {
+            for (String part : id.split("-")) {
+                Long.parseUnsignedLong(part);
+            }
+            return true;
+        } catch (NumberFormatException tooLarge) {
+            return false;
+        }
+    }
+
     private final String prefix;
     private final Bull4jConnection connection;
     private final String lastEventId;
@@ -141,8 +156,9 @@ public final class QueueEventsOptions {
          * @return this builder
          */
         public Builder lastEventId(String id) {
-            ValidationException.check(id != null && (id.equals(NEW_EVENTS_ONLY) || STREAM_ID.matcher(id).matches()),
-                    "lastEventId", "must be \"$\" or a stream id such as \"1700000000000-0\" (was " + id + ")");
+            ValidationException.check(id != null && (id.equals(NEW_EVENTS_ONLY) || isStreamId(id)),
+                    "lastEventId", "must be \"$\" or a stream id such as \"1700000000000-0\", each part at most "
+                            + "2^64-1 (was " + id + ")");
             this.lastEventId = id;
             return this;
         }
@@ -181,7 +197,8 @@ public final class QueueEventsOptions {
          * @return this builder
          */
         public Builder objectMapper(ObjectMapper mapper) {
-            this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            ValidationException.check(mapper != null, "objectMapper", "must not be null");
+            this.objectMapper = mapper;
             return this;
         }
 

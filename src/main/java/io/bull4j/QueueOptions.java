@@ -149,11 +149,15 @@ public final class QueueOptions {
         /**
          * The options for every option a job does not set itself. Default {@link JobOptions#DEFAULTS} (none set).
          *
-         * @param options the defaults; not null
+         * @param options the defaults; not null, and without a job id (BullMQ ignores one there; here it is refused,
+         *     as every add without an id of its own would otherwise return the first job again)
          * @return this builder
          */
         public Builder defaultJobOptions(JobOptions options) {
-            this.defaultJobOptions = Objects.requireNonNull(options, "defaultJobOptions");
+            ValidationException.check(options != null, "defaultJobOptions", "must not be null");
+            ValidationException.check(options.jobId() == null, "defaultJobOptions.jobId",
+                    "a job id is set per job, never as a default (was " + options.jobId() + ")");
+            this.defaultJobOptions = options;
             return this;
         }
 
@@ -179,7 +183,8 @@ public final class QueueOptions {
          * @return this builder
          */
         public Builder objectMapper(ObjectMapper mapper) {
-            this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            ValidationException.check(mapper != null, "objectMapper", "must not be null");
+            this.objectMapper = mapper;
             return this;
         }
 
@@ -203,7 +208,8 @@ public final class QueueOptions {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            ValidationException.check(clock != null, "clock", "must not be null");
+            this.clock = clock;
             return this;
         }
 

@@ -49,6 +49,12 @@ public class ValidationException extends Bull4jException {
     /** The longest duration an option takes: what a long of milliseconds holds. */
     static final java.time.Duration MAX_DURATION = java.time.Duration.ofMillis(Long.MAX_VALUE);
 
+    /** Refuses a duration that is null, under 1 ms, or whose milliseconds would overflow a long, naming the field. */
+    static void checkAtLeastOneMs(java.time.Duration d, String field) {
+        check(d != null && d.compareTo(MAX_DURATION) <= 0 && d.toMillis() > 0, field,
+                "must be at least 1 ms and at most " + MAX_DURATION + " (was " + d + ")");
+    }
+
     /** Refuses a duration (null passes) whose milliseconds would overflow a long, naming the field. */
     static void checkDuration(java.time.Duration d, String field) {
         check(d == null || (d.compareTo(MAX_DURATION) <= 0 && d.compareTo(MAX_DURATION.negated()) >= 0), field,

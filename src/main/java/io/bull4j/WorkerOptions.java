@@ -565,7 +565,8 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder objectMapper(ObjectMapper mapper) {
-            this.objectMapper = Objects.requireNonNull(mapper, "objectMapper");
+            ValidationException.check(mapper != null, "objectMapper", "must not be null");
+            this.objectMapper = mapper;
             return this;
         }
 
@@ -607,7 +608,8 @@ public final class WorkerOptions {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            ValidationException.check(clock != null, "clock", "must not be null");
+            this.clock = clock;
             return this;
         }
 

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.function.Executable;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -132,6 +133,23 @@ class BadInputTest {
                         .lastEventId("yesterday")),
                 kind("events blockTimeout zero", "blockTimeout", () -> QueueEventsOptions.builder()
                         .blockTimeout(Duration.ZERO)),
+                kind("events lastEventId past 64 bits", "lastEventId", () -> QueueEventsOptions.builder()
+                        .lastEventId("18446744073709551616-0")),
+                kind("events lastEventId sequence past 64 bits", "lastEventId", () -> QueueEventsOptions.builder()
+                        .lastEventId("1-18446744073709551616")),
+                kind("default job options with a jobId", "defaultJobOptions.jobId", () -> QueueOptions.builder()
+                        .defaultJobOptions(JobOptions.builder().jobId("fixed").attempts(2).build())),
+                kind("default job options null", "defaultJobOptions", () -> QueueOptions.builder()
+                        .defaultJobOptions(null)),
+                kind("queue clock null", "clock", () -> QueueOptions.builder().clock(null)),
+                kind("queue objectMapper null", "objectMapper", () -> QueueOptions.builder().objectMapper(null)),
+                kind("worker clock null", "clock", () -> WorkerOptions.builder().clock(null)),
+                kind("clean grace forever", "grace", () -> queue.clean(ChronoUnit.FOREVER.getDuration(), 0,
+                        JobState.COMPLETED)),
+                kind("waitUntilFinished forever", "timeout", () -> existing.waitUntilFinished(
+                        ChronoUnit.FOREVER.getDuration())),
+                kind("extendLock forever", "duration", () -> existing.extendLock("t",
+                        ChronoUnit.FOREVER.getDuration())),
                 kind("getJob id empty", "id", () -> queue.getJob("")),
                 kind("remove jobId empty", "jobId", () -> queue.remove("")),
                 kind("clean limit negative", "limit", () -> queue.clean(Duration.ZERO, -1, JobState.COMPLETED)),

@@ -136,6 +136,27 @@ class DeadLetterTest {
     }
 
     @Test
+    void aDeadLetterAWorkerHoldsIsNotReplayed() throws Exception {
+        String q = queueName("dlq-held");
+        String dead = q + "-dead";
+        try (Queue queue = new Queue(q, queueOptions());
+             Queue dlq = new Queue(dead, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 throw new IllegalStateException("down");
+             }, workerOptions().deadLetterQueue(dead).build())) {
+            queue.add("j", Map.of(), JobOptions.builder().jobId("j").build());
+            eventually(Duration.ofSeconds(20), () -> lettersBySource(dlq).size() == 1, "a dead letter");
+            String letter = lettersBySource(dlq).get("j").id();
+            redis().set(key(dead, letter + ":lock"), "a-dead-letter-worker"); // taken by its worker
+
+            assertEquals(JobException.Reason.JOB_LOCKED,
+                    assertThrows(JobException.class, () -> dlq.replayDeadLetter(letter)).reason());
+            assertEquals(JobState.FAILED, queue.getJob("j").getState(), "nothing replayed");
+            assertNotNull(dlq.getJob(letter), "the letter stays");
+        }
+    }
+
+    @Test
     void theDeadLetterQueueIsValidated() {
         assertEquals("deadLetterQueue", assertThrows(ValidationException.class,
                 () -> WorkerOptions.builder().deadLetterQueue(" ")).field());

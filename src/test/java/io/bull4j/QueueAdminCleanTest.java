@@ -55,6 +55,21 @@ class QueueAdminCleanTest {
         }
     }
 
+    /** A limit above one call's page (10,000): the last call asks only for what is left of it. */
+    @Test
+    void cleanNeverRemovesMoreThanTheLimitOverSeveralCalls() throws Exception {
+        String q = queueName("cleanpages");
+        try (Queue queue = new Queue(q, queueOptions()); Queue inAnHour = later(q, Duration.ofHours(1))) {
+            List<BulkJob> jobs = new ArrayList<>();
+            for (int i = 0; i < 10_005; i++) {
+                jobs.add(BulkJob.of("j", Map.of()));
+            }
+            queue.addBulk(jobs);
+            assertEquals(10_001, inAnHour.clean(Duration.ofMinutes(30), 10_001, JobState.WAITING).size());
+            assertEquals(4L, redis().llen(key(q, "wait")));
+        }
+    }
+
     @Test
     void cleanHonoursTheLimitOldestFirst() throws Exception {
         String q = queueName("cleanlimit");
@@ -169,8 +184,8 @@ class QueueAdminCleanTest {
             assertEquals(List.of(event("event", "waiting", "jobId", "3", "prev", "failed")),
                     events(q, "waiting").stream().filter(e -> e.containsKey("prev")).toList());
 
-            // one per call: the loop goes on until none is left
-            assertEquals(2, queue.retryJobs(JobState.COMPLETED, 1, Instant.now()));
+            // one per call: the loop goes on until none is left; Instant.MAX (past epoch milliseconds): all
+            assertEquals(2, queue.retryJobs(JobState.COMPLETED, 1, Instant.MAX));
             assertEquals(0L, redis().zcard(key(q, "completed")));
             assertNull(redis().hget(key(q, "1"), "returnvalue"));
             assertEquals(5L, redis().llen(key(q, "wait")));

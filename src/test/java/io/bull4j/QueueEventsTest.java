@@ -133,6 +133,11 @@ class QueueEventsTest {
         }
     }
 
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
     @Test
     void aThrowingListenerIsIsolated() throws Exception {
         String q = queueName("qe-throws");
@@ -141,8 +146,13 @@ class QueueEventsTest {
         try (Queue queue = new Queue(q, queueOptions());
              QueueEvents events = new QueueEvents(q, eventsOptions().build())) {
             events.addListener(e -> {
-                thrown.incrementAndGet();
-                throw new IllegalStateException("listener bug");
+                // a runtime exception, an Error and a checked exception thrown sneakily (as from Kotlin): none
+                // may end the reader
+                switch (thrown.incrementAndGet() % 3) {
+                    case 1 -> throw new IllegalStateException("listener bug");
+                    case 2 -> throw new StackOverflowError("listener recursion");
+                    default -> QueueEventsTest.<RuntimeException>sneaky(new java.io.IOException("listener I/O"));
+                }
             }).addListener(rec);
             Job a = queue.add("a", Map.of());
             Job b = queue.add("b", Map.of());

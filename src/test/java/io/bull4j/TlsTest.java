@@ -1,5 +1,6 @@
 package io.bull4j;
 
+import io.bull4j.support.RedisTestServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SslOptions;
@@ -28,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code rediss://} end to end: a CA and a server certificate made at test time with {@code openssl}, a redis-server
@@ -46,7 +46,7 @@ class TlsTest {
 
     @BeforeAll
     static void startTlsRedis() throws Exception {
-        assumeTrue(new ProcessBuilder("openssl", "version").start().waitFor() == 0, "openssl on PATH");
+        RedisTestServer.assumeOnPath("The TLS tests", "openssl", "redis-server");
         dir = Files.createTempDirectory("bull4j-tls-");
         openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
                 "-days", "2", "-subj", "/CN=bull4j test CA");

@@ -118,9 +118,19 @@ class InteropSchedulerTest {
 
     @Test
     void bullmqCronSchedulerGetsItsNextRunFromBull4jAtCronParsersTime() throws Exception {
+        cronSchedulerFromNode("Asia/Kolkata");
+    }
+
+    /** cron-parser reads IANA names in any case, and so must a bull4j worker, or the schedule would end. */
+    @Test
+    void aTimeZoneSpelledInLowerCaseByNodeIsReadByBull4j() throws Exception {
+        cronSchedulerFromNode("asia/kolkata");
+    }
+
+    private void cronSchedulerFromNode(String tz) throws Exception {
         String q = queueName("isched-node-cron");
         node("upsert", q, "n-cron",
-                "{\"pattern\":\"0 30 * * * *\",\"tz\":\"Asia/Kolkata\",\"immediately\":true,\"limit\":5}",
+                "{\"pattern\":\"0 30 * * * *\",\"tz\":\"" + tz + "\",\"immediately\":true,\"limit\":5}",
                 "{\"name\":\"half\"}");
         runJavaWorker(q, 1);
         JsonNode seen = nodeScheduler(q, "n-cron");
@@ -133,7 +143,7 @@ class InteropSchedulerTest {
         JsonNode opts = JSON.readTree(redis().hget(key(q, "repeat:n-cron:" + next), "opts"));
         assertEquals(next, opts.get("prevMillis").asLong());
         assertEquals(5, opts.get("repeat").get("limit").asInt());
-        assertEquals("Asia/Kolkata", opts.get("repeat").get("tz").asText());
+        assertEquals(tz, opts.get("repeat").get("tz").asText(), "stored as Node gave it");
     }
 
     @Test

@@ -260,6 +260,22 @@ public final class RedisTestServer implements AutoCloseable {
         return "embedded".equalsIgnoreCase(System.getenv("BULL4J_TEST_REDIS"));
     }
 
+    /**
+     * Skips the calling test when one of {@code tools} is not on PATH, except in CI (CI=true), where that is a
+     * failure, as for Node and the cluster: a test family must never silently stop running there.
+     */
+    public static void assumeOnPath(String why, String... tools) {
+        for (String tool : tools) {
+            if (onPath(tool).isEmpty()) {
+                String msg = why + " need " + String.join(" and ", tools) + " on PATH (" + tool + " is missing)";
+                if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                    org.junit.jupiter.api.Assertions.fail(msg + "; CI=true, so this is a failure, not a skip");
+                }
+                org.junit.jupiter.api.Assumptions.abort(msg);
+            }
+        }
+    }
+
     static Optional<Path> onPath(String exe) {
         String path = System.getenv("PATH");
         if (path == null) {

@@ -16,8 +16,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * first connection whose client sends it stops passing Redis's replies back from that moment on (the command
  * still reaches Redis and runs); {@link #cut()} then resets that connection. The client has sent a command that
  * Redis applied and never gets the answer: the "outcome unknown" case, made deterministic, since the test sees in
- * Redis that the command ran before it cuts. Every other connection, and every connection made after, passes
- * bytes both ways untouched.
+ * Redis that the command ran before it cuts. Or {@link #release()} delivers the replies held back, late: the test
+ * acts between a command and the client's reading of its answer. Every other connection, and every connection
+ * made after, passes bytes both ways untouched.
  */
 public final class ReplyCuttingProxy implements AutoCloseable {
     private final String upstreamHost;
@@ -32,6 +33,8 @@ public final class ReplyCuttingProxy implements AutoCloseable {
         final Socket client;
         final Socket upstream;
         volatile boolean holding;
+        /** The replies held back, for {@link #release()}; guarded by the link. */
+        final java.io.ByteArrayOutputStream kept = new java.io.ByteArrayOutputStream();
 
         Link(Socket client, Socket upstream) {
             this.client = client;
@@ -71,6 +74,21 @@ public final class ReplyCuttingProxy implements AutoCloseable {
     /** Whether a connection has sent the trigger (and holds its replies back). */
     public boolean triggered() {
         return held != null;
+    }
+
+    /** Delivers the replies held back so far, in order, and passes the later ones on as they come. */
+    public void release() throws IOException {
+        Link link = held;
+        if (link == null) {
+            throw new IllegalStateException("no connection has sent the trigger");
+        }
+        synchronized (link) {
+            OutputStream out = link.client.getOutputStream();
+            out.write(link.kept.toByteArray());
+            out.flush();
+            link.kept.reset();
+            link.holding = false;
+        }
     }
 
     /** Resets the connection that sent the trigger; the replies it held back are never delivered. */
@@ -123,7 +141,12 @@ public final class ReplyCuttingProxy implements AutoCloseable {
                             tail = Arrays.copyOfRange(seen, Math.max(0, seen.length - armed.length), seen.length);
                         }
                     } else if (link.holding) {
-                        continue; // a reply to the trigger, or to what came after it: lost
+                        synchronized (link) {
+                            if (link.holding) { // a reply to the trigger, or to what came after it: held back
+                                link.kept.write(buf, 0, n);
+                                continue;
+                            }
+                        }
                     }
                     out.write(buf, 0, n);
                     out.flush();
