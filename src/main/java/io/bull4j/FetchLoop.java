@@ -87,6 +87,7 @@ final class FetchLoop implements Runnable {
         long nextDelayed = 0;
         try {
             while (!stopping) {
+                keepPresence();
                 if (!awaitResumed() || !slots.acquire()) {
                     break;
                 }
@@ -343,6 +344,25 @@ final class FetchLoop implements Runnable {
         }
     }
 
+    /**
+     * Opens the named blocking connection when there is none (a pause or an error closed it, or the loop just
+     * started): its name is how getWorkers() lists this worker, on either side, also while it is busy or paused, as
+     * BullMQ's worker keeps its blocking connection from its start. Best effort: a failure is the next fetch's to
+     * report.
+     */
+    private void keepPresence() {
+        synchronized (blockingLock) {
+            if (stopping || blocking != null) {
+                return;
+            }
+            try {
+                blocking = ctx.link.openDedicated(clientName);
+            } catch (RuntimeException e) {
+                log.debug("could not open the blocking connection of queue {}", ctx.name(), e);
+            }
+        }
+    }
+
     /** Closing the blocking connection ends a BZPOPMIN in flight at once. */
     private void resetBlocking() {
         DedicatedConnection c;
@@ -378,7 +398,8 @@ final class FetchLoop implements Runnable {
 
     void pause() {
         paused = true;
-        resetBlocking();
+        resetBlocking(); // ends a BZPOPMIN in flight
+        keepPresence(); // still listed while paused, even while the loop waits for a slot
         synchronized (pauseLock) {
             pauseLock.notifyAll(); // ends a rate-limit wait at once
         }

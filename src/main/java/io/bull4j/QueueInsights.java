@@ -120,9 +120,18 @@ final class QueueInsights {
 
     JobLogs logs(String jobId, long start, long end, boolean asc) {
         ValidationException.check(jobId != null && !jobId.isEmpty(), "id", "must not be empty");
-        QueueReads.Logs l = ctx.await(QueueReads.logs(ctx.scripts(), ctx.keys, jobId, start, end, asc),
-                "getJobLogs");
+        QueueReads.Logs l = ctx.await(QueueReads.logs(ctx.scripts(), ctx.keys, jobId, exact(start), exact(end),
+                asc), "getJobLogs");
         return new JobLogs(l.lines(), l.count());
+    }
+
+    /**
+     * A position the script's numbers hold exactly (a double past 2^53 would reach LRANGE as "1e+17"); no list is
+     * that long, so the page is the same.
+     */
+    private static long exact(long position) {
+        long max = (1L << 53) - 1;
+        return Math.max(-max, Math.min(max, position));
     }
 
     long trimEvents(long maxLength) {
@@ -181,6 +190,9 @@ final class QueueInsights {
             labels.forEach((k, v) -> {
                 ValidationException.check(k != null && LABEL_NAME.matcher(k).matches(), "labels",
                         "names must be Prometheus label names (was " + k + ")");
+                // a second queue or state label, or a reserved name, would make Prometheus refuse the scrape
+                ValidationException.check(!k.equals("queue") && !k.equals("state") && !k.startsWith("__"),
+                        "labels", "queue and state are set by the export, and __ names are reserved (was " + k + ")");
                 ValidationException.check(v != null, "labels", "value of " + k + " must not be null");
                 extra.append(", ").append(k).append("=\"").append(escape(v)).append('"');
             });

@@ -39,6 +39,9 @@ class ExamplesTest {
 
     @Test
     void springBootExampleProcessesTheSignupsAndReportsHealth() {
+        // its keys are under a prefix of its own, which the test ACL user (keys ~bull:*) may not touch
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.bull4j.support.AclUser.enabled(),
+                "the example's own prefix is outside the ACL user's keys");
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         List<String> results = io.bull4j.examples.spring.SpringBootExample.run(
                 io.bull4j.support.RedisTestServer.get().bull4jUri(), new PrintStream(buffer, true, StandardCharsets.UTF_8));

@@ -51,7 +51,7 @@ class PrometheusExportTest {
     void badLabelsAreRefused() {
         String q = queueName("prom-bad");
         try (Queue queue = new Queue(q, queueOptions())) {
-            for (String name : new String[] {"", "1x", "a-b", "a b"}) {
+            for (String name : new String[] {"", "1x", "a-b", "a b", "queue", "state", "__name__"}) {
                 ValidationException e = assertThrows(ValidationException.class,
                         () -> queue.exportPrometheusMetrics(Map.of(name, "v")));
                 assertTrue(e.getMessage().contains("labels"), e.getMessage());

@@ -54,6 +54,36 @@ class QueueGettersTest {
         }
     }
 
+    /** As BullMQ's: a worker that never blocks on the marker (a backlog), or is paused, is listed all the same. */
+    @Test
+    void aBusyOrPausedWorkerIsListed() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.bull4j.support.AclUser.enabled(),
+                "the ACL user may not run CLIENT LIST");
+        String q = queueName("workers-busy");
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 started.countDown();
+                 release.await();
+                 return null;
+             }, workerOptions().concurrency(1).build())) {
+            queue.add("a", Map.of());
+            queue.add("b", Map.of()); // waits behind a: the worker's fetches find work, it never blocks
+            assertTrue(started.await(20, java.util.concurrent.TimeUnit.SECONDS));
+            eventually(WAIT, () -> queue.getWorkersCount() == 1, "the busy worker listed");
+            String busyId = queue.getWorkers().get(0).get("id");
+            worker.pause(); // closes the connection to cut a blocking call, and opens another
+            eventually(WAIT, () -> queue.getWorkers().stream().noneMatch(w -> w.get("id").equals(busyId))
+                    && queue.getWorkersCount() == 1, "the paused worker listed by its new connection");
+            release.countDown();
+            eventually(WAIT, () -> redis().zcard(key(q, "completed")) == 1, "a done");
+            assertEquals(1, queue.getWorkersCount(), "still listed, paused with b waiting");
+            worker.close();
+            eventually(WAIT, () -> queue.getWorkersCount() == 0, "a closed worker leaves the list");
+        }
+    }
+
     @Test
     void getJobLogsPagesFromEitherEnd() {
         String q = queueName("logs");
@@ -69,6 +99,11 @@ class QueueGettersTest {
             assertEquals(new JobLogs(List.of("line 4", "line 3", "line 2", "line 1", "line 0"), 5),
                     queue.getJobLogs(job.id(), 0, -1, false));
             assertEquals(new JobLogs(List.of(), 0), queue.getJobLogs("none", 0, -1, true));
+            // "through the end" as a huge position, either way (the script's numbers would print it as 9.2e+18)
+            assertEquals(5, queue.getJobLogs(job.id(), 0, Long.MAX_VALUE, true).logs().size());
+            assertEquals(List.of("line 4", "line 3"), queue.getJobLogs(job.id(), 0, 1, false).logs());
+            assertEquals(5, queue.getJobLogs(job.id(), 0, Long.MAX_VALUE, false).logs().size());
+            assertEquals(List.of(), queue.getJobLogs(job.id(), Long.MAX_VALUE, Long.MAX_VALUE, true).logs());
             ValidationException e = assertThrows(ValidationException.class, () -> queue.getJobLogs("", 0, -1, true));
             assertTrue(e.getMessage().contains("id"), e.getMessage());
         }

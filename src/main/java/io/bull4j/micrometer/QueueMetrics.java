@@ -4,6 +4,7 @@ import io.bull4j.JobState;
 import io.bull4j.Queue;
 import io.bull4j.ValidationException;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -14,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,7 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * gauges.close();
  * }</pre>
  *
- * <p>Thread-safe. {@link #close()} stops its thread; the gauges then keep the last counts.
+ * <p>Thread-safe. {@link #close()} stops its thread and removes its gauges from the registries it was bound to, so
+ * that a binder made later for the same queue (a queue opened again) registers gauges of its own: Micrometer
+ * would otherwise hand it the closed binder's gauges, frozen at their last counts.
  */
 public final class QueueMetrics implements MeterBinder, AutoCloseable {
     /** The gauge's name. */
@@ -52,6 +56,8 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     private volatile Map<JobState, Long> counts;
     private volatile long readAt;
     private volatile boolean everRead;
+    /** The gauges registered, with their registry, for {@link #close()}. */
+    private final List<Map.Entry<MeterRegistry, Meter>> registered = new CopyOnWriteArrayList<>();
 
     /**
      * Gauges of {@code queue} with no extra tags, read at most every {@link #DEFAULT_REFRESH_INTERVAL}.
@@ -74,8 +80,10 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     public QueueMetrics(Queue queue, Iterable<Tag> tags, Duration refreshInterval) {
         ValidationException.check(queue != null, "queue", "must not be null");
         ValidationException.check(tags != null, "tags", "must not be null");
-        ValidationException.check(refreshInterval != null && !refreshInterval.isNegative(), "refreshInterval",
-                "must be zero or positive (was " + refreshInterval + ")");
+        ValidationException.check(refreshInterval != null && !refreshInterval.isNegative()
+                        && refreshInterval.compareTo(Duration.ofNanos(Long.MAX_VALUE)) <= 0, "refreshInterval",
+                "must be zero or positive, and at most " + Duration.ofNanos(Long.MAX_VALUE) + " (was "
+                        + refreshInterval + ")");
         this.queue = queue;
         this.tags = Tags.of(tags).and("queue", queue.name());
         this.intervalNanos = refreshInterval.toNanos();
@@ -89,10 +97,11 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(MeterRegistry registry) {
         for (JobState state : STATES) {
-            Gauge.builder(JOBS, this, m -> m.count(state))
+            Gauge gauge = Gauge.builder(JOBS, this, m -> m.count(state))
                     .description("Jobs of the queue in a state, read at most once per refresh interval")
                     .baseUnit("jobs").tags(tags).tag("state", state.wireName()).strongReference(true)
                     .register(registry);
+            registered.add(Map.entry(registry, gauge));
         }
         refreshIfStale();
     }
@@ -129,9 +138,13 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** Stops the reading thread; the gauges keep the last counts. Idempotent. */
+    /** Stops the reading thread and removes the gauges from the registries. Idempotent. */
     @Override
     public void close() {
         reader.shutdownNow();
+        for (Map.Entry<MeterRegistry, Meter> r : registered) {
+            r.getKey().remove(r.getValue());
+        }
+        registered.clear();
     }
 }

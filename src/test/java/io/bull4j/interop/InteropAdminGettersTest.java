@@ -45,6 +45,9 @@ class InteropAdminGettersTest {
 
     @Test
     void eachSideListsTheOthersWorkers() throws Exception {
+        // CLIENT LIST is outside the least-privilege ACL of docs/operations.md (BullMQ's getWorkers needs it too)
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.bull4j.support.AclUser.enabled(),
+                "the ACL user may not run CLIENT LIST");
         String q = queueName("getters-workers");
         String base = "bull:" + Base64.getEncoder().encodeToString(q.getBytes(StandardCharsets.UTF_8));
         try (Queue queue = new Queue(q, queueOptions());
@@ -71,6 +74,35 @@ class InteropAdminGettersTest {
                 javaWorker.close();
                 javaUnnamed.close();
             }
+        }
+    }
+
+    /** As a BullMQ worker is listed: also while it works through a backlog, and while paused. */
+    @Test
+    void bullmqListsABusyAndAPausedBull4jWorker() throws Exception {
+        // CLIENT LIST is outside the least-privilege ACL of docs/operations.md (BullMQ's getWorkers needs it too)
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.bull4j.support.AclUser.enabled(),
+                "the ACL user may not run CLIENT LIST");
+        String q = queueName("getters-busy");
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 started.countDown();
+                 release.await();
+                 return null;
+             }, workerOptions().name("busy").concurrency(1).build())) {
+            queue.add("a", Map.of());
+            queue.add("b", Map.of()); // a backlog: the worker never waits on the marker
+            assertTrue(started.await(20, java.util.concurrent.TimeUnit.SECONDS));
+            TestRedis.eventually(WAIT, () -> bullmq("workers", q, null).get("count").asInt() == 1,
+                    "bullmq lists the busy worker");
+            String busyId = queue.getWorkers().get(0).get("id");
+            worker.pause(); // closes the connection to cut a blocking call, and opens another
+            TestRedis.eventually(WAIT, () -> queue.getWorkers().stream().noneMatch(w -> w.get("id").equals(busyId))
+                    && queue.getWorkersCount() == 1, "the paused worker listed by its new connection");
+            assertEquals(1, bullmq("workers", q, null).get("count").asInt(), "bullmq lists the paused worker");
+            release.countDown();
         }
     }
 

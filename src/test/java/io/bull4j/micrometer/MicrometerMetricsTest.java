@@ -200,6 +200,29 @@ class MicrometerMetricsTest {
         assertThrows(ValidationException.class, () -> new QueueMetrics(null));
     }
 
+    /** A queue opened again gets live gauges: the closed binder's are removed, not handed to the new one. */
+    @Test
+    void aBinderMadeAfterTheFirstIsClosedReportsItsOwnCounts() throws Exception {
+        String q = TestRedis.queueName("micrometer-rebind");
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (Queue first = new Queue(q, queueOptions())) {
+            first.add("w", Map.of());
+            try (QueueMetrics gauges = new QueueMetrics(first, Tags.of("app", "x"), Duration.ZERO)) {
+                gauges.bindTo(registry);
+                TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 1, "first binder read");
+            }
+            assertTrue(Double.isNaN(xGauge(registry, q, "waiting")), "its gauges are gone");
+        }
+        try (Queue again = new Queue(q, queueOptions());
+             QueueMetrics gauges = new QueueMetrics(again, Tags.of("app", "x"), Duration.ZERO)) {
+            again.add("w", Map.of());
+            gauges.bindTo(registry);
+            TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 2, "the new binder's counts");
+            assertEquals("refreshInterval", assertThrows(ValidationException.class, () -> new QueueMetrics(again,
+                    Tags.empty(), java.time.temporal.ChronoUnit.FOREVER.getDuration())).field());
+        }
+    }
+
     private static double xGauge(SimpleMeterRegistry r, String q, String state) {
         Gauge g = r.find(QueueMetrics.JOBS).tags("queue", q, "state", state, "app", "x").gauge();
         return g == null ? Double.NaN : g.value();
