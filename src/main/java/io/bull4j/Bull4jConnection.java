@@ -165,6 +165,7 @@ public final class Bull4jConnection implements AutoCloseable {
      * @throws RedisException when Redis cannot be reached
      */
     public static Bull4jConnection using(RedisClient client) {
+        ValidationException.check(client != null, "client", "must not be null");
         return new Bull4jConnection(RedisLink.using(client, DEFAULT_COMMAND_TIMEOUT));
     }
 
@@ -178,6 +179,7 @@ public final class Bull4jConnection implements AutoCloseable {
      * @throws RedisException when the cluster cannot be reached
      */
     public static Bull4jConnection using(RedisClusterClient client) {
+        ValidationException.check(client != null, "client", "must not be null");
         return new Bull4jConnection(RedisLink.using(client, DEFAULT_COMMAND_TIMEOUT));
     }
 

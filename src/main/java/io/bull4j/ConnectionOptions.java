@@ -96,19 +96,27 @@ public final class ConnectionOptions {
         private Builder() {
         }
 
+        /** The longest time Lettuce's settings take: a long of nanoseconds. */
+        private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
+        private static boolean inRange(Duration d) {
+            return d != null && d.compareTo(Duration.ofMillis(1)) >= 0 && d.compareTo(LONGEST) <= 0;
+        }
+
         /**
          * How long any Redis call may take. A call that gets no answer in time throws a
          * {@link RedisOutcomeUnknownException} whose {@link RedisException#isTimeout()} is true; its command never
          * takes effect after that. It also bounds each try to open a TCP connection. Default
          * {@link #DEFAULT_COMMAND_TIMEOUT} (10 s).
          *
-         * @param timeout a positive duration
+         * @param timeout at least 1 ms
          * @return this builder
-         * @throws ValidationException ({@code "commandTimeout"}) when the timeout is null, zero or negative
+         * @throws ValidationException ({@code "commandTimeout"}) when the timeout is null, under 1 ms, or longer
+         *         than a long of nanoseconds (about 292 years)
          */
         public Builder commandTimeout(Duration timeout) {
-            ValidationException.check(timeout != null && !timeout.isNegative() && !timeout.isZero(),
-                    "commandTimeout", "must be positive (was " + timeout + ")");
+            ValidationException.check(inRange(timeout), "commandTimeout",
+                    "must be at least 1 ms and at most " + LONGEST + " (was " + timeout + ")");
             this.commandTimeout = timeout;
             return this;
         }
@@ -120,17 +128,18 @@ public final class ConnectionOptions {
          * for every further try. Default {@link #DEFAULT_RECONNECT_DELAY_MIN} (50 ms) to
          * {@link #DEFAULT_RECONNECT_DELAY_MAX} (1 s).
          *
-         * @param min the shortest wait; positive
+         * @param min the shortest wait; at least 1 ms
          * @param max the longest wait; at least {@code min}
          * @return this builder
-         * @throws ValidationException ({@code "reconnectDelayMin"}) when {@code min} is null, zero or negative, or
-         *         ({@code "reconnectDelayMax"}) when {@code max} is null or shorter than {@code min}
+         * @throws ValidationException ({@code "reconnectDelayMin"}) when {@code min} is null or under 1 ms, or
+         *         ({@code "reconnectDelayMax"}) when {@code max} is null or shorter than {@code min}; either when
+         *         longer than a long of nanoseconds
          */
         public Builder reconnectDelay(Duration min, Duration max) {
-            ValidationException.check(min != null && !min.isNegative() && !min.isZero(), "reconnectDelayMin",
-                    "must be positive (was " + min + ")");
-            ValidationException.check(max != null && max.compareTo(min) >= 0, "reconnectDelayMax",
-                    "must be at least reconnectDelayMin " + min + " (was " + max + ")");
+            ValidationException.check(inRange(min), "reconnectDelayMin",
+                    "must be at least 1 ms and at most " + LONGEST + " (was " + min + ")");
+            ValidationException.check(max != null && max.compareTo(min) >= 0 && inRange(max), "reconnectDelayMax",
+                    "must be at least reconnectDelayMin " + min + " and at most " + LONGEST + " (was " + max + ")");
             this.reconnectDelayMin = min;
             this.reconnectDelayMax = max;
             return this;

@@ -323,18 +323,36 @@ final class FetchLoop implements Runnable {
 
     /**
      * The blocking connection, or null when pausing or stopping. Handed out under the same lock that
-     * {@link #resetBlocking()} takes, so a pause or stop either is seen here or closes the connection we got.
+     * {@link #resetBlocking()} takes, so a pause or stop either is seen here or closes the connection we got. A new
+     * one is opened outside the lock, so that a pause or stop never waits for a connect.
      */
     private DedicatedConnection blockingConnection() {
         synchronized (blockingLock) {
             if (stopping || paused) {
                 return null;
             }
-            if (blocking == null) {
-                blocking = ctx.link.openDedicated(clientName);
+            if (blocking != null) {
+                return blocking;
             }
-            return blocking;
         }
+        adopt(ctx.link.openDedicated(clientName), false);
+        synchronized (blockingLock) {
+            return stopping || paused ? null : blocking;
+        }
+    }
+
+    /**
+     * Makes {@code c} the blocking connection unless one is there already, or the loop stops (or, unless
+     * {@code whilePaused}, pauses) meanwhile; else closes it.
+     */
+    private void adopt(DedicatedConnection c, boolean whilePaused) {
+        synchronized (blockingLock) {
+            if (!stopping && (whilePaused || !paused) && blocking == null) {
+                blocking = c;
+                return;
+            }
+        }
+        c.close();
     }
 
     /** Whether {@code c} is no longer the blocking connection: a pause or stop closed it. */
@@ -355,11 +373,11 @@ final class FetchLoop implements Runnable {
             if (stopping || blocking != null) {
                 return;
             }
-            try {
-                blocking = ctx.link.openDedicated(clientName);
-            } catch (RuntimeException e) {
-                log.debug("could not open the blocking connection of queue {}", ctx.name(), e);
-            }
+        }
+        try {
+            adopt(ctx.link.openDedicated(clientName), true);
+        } catch (RuntimeException e) {
+            log.debug("could not open the blocking connection of queue {}", ctx.name(), e);
         }
     }
 
@@ -399,7 +417,10 @@ final class FetchLoop implements Runnable {
     void pause() {
         paused = true;
         resetBlocking(); // ends a BZPOPMIN in flight
-        keepPresence(); // still listed while paused, even while the loop waits for a slot
+        // still listed while paused, even while the loop waits for a slot; not on the caller's thread (a connect)
+        Thread presence = new Thread(this::keepPresence, "bull4j-presence-" + ctx.name());
+        presence.setDaemon(true);
+        presence.start();
         synchronized (pauseLock) {
             pauseLock.notifyAll(); // ends a rate-limit wait at once
         }

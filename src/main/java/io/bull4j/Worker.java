@@ -174,6 +174,9 @@ public final class Worker implements AutoCloseable {
     private Worker(String queueName, Processor processor, WorkerOptions options, WorkerListener[] listeners,
                    boolean manual) {
         ValidationException.check(listeners != null, "listeners", "must not be null");
+        for (WorkerListener l : listeners) { // before anything is opened
+            ValidationException.check(l != null, "listeners", "must not hold null");
+        }
         ValidationException.check(options != null, "options", "must not be null");
         QueueKeys keys = new QueueKeys(options.prefix(), queueName);
         ValidationException.check(!queueName.equals(options.deadLetterQueue()), "deadLetterQueue",
@@ -183,24 +186,20 @@ public final class Worker implements AutoCloseable {
         Bull4jConnection connection = ownsConnection ? Bull4jConnection.create() : options.connection();
         RedisLink link = connection.link();
         this.ctx = new QueueContext(keys, link, options.objectMapper(), options.clock());
-        if (link.isCluster() && options.deadLetterQueue() != null) {
-            // a final failure's script moves the job out of active, then writes the dead-letter queue's keys: in
-            // another slot that write fails after the first ones were applied, and the job is lost
-            QueueKeys dead = new QueueKeys(options.prefix(), options.deadLetterQueue());
-            ValidationException.check(dead.hashTag() != null && dead.slot() == keys.slot(), "deadLetterQueue",
-                    "on Redis Cluster must share the worker's queue's hash slot (was \"" + options.deadLetterQueue()
-                            + "\" for \"" + queueName + "\"): give both one hash tag, e.g. \"{emails}\" and "
-                            + "\"{emails}-dead\"");
-        }
-        if (options.checkEvictionPolicy()) {
-            link.checkEvictionPolicy();
+        try {
+            checkOnServer(link, keys, queueName, options);
+        } catch (RuntimeException e) {
+            if (ownsConnection) {
+                connection.close();
+            }
+            throw e;
         }
         this.ownsExecutor = options.executor() == null;
         this.executor = ownsExecutor ? ProcessorThreads.create(queueName, options.concurrency(),
                 options.virtualThreads()) : options.executor();
         this.bus = new ListenerBus(queueName);
         for (WorkerListener l : listeners) {
-            bus.add(Objects.requireNonNull(l, "listener"));
+            bus.add(l);
         }
         this.slots = new Slots(options.concurrency());
         this.locks = new LockRenewer(ctx, options.lockDuration().toMillis(), bus);
@@ -224,6 +223,22 @@ public final class Worker implements AutoCloseable {
         this.manual = manual;
         if (options.autorun() && !manual) {
             run();
+        }
+    }
+
+    /** What the server must allow: on Cluster, a dead-letter queue in the worker's slot; the eviction policy. */
+    private static void checkOnServer(RedisLink link, QueueKeys keys, String queueName, WorkerOptions options) {
+        if (link.isCluster() && options.deadLetterQueue() != null) {
+            // a final failure's script moves the job out of active, then writes the dead-letter queue's keys: in
+            // another slot that write fails after the first ones were applied, and the job is lost
+            QueueKeys dead = new QueueKeys(options.prefix(), options.deadLetterQueue());
+            ValidationException.check(dead.hashTag() != null && dead.slot() == keys.slot(), "deadLetterQueue",
+                    "on Redis Cluster must share the worker's queue's hash slot (was \"" + options.deadLetterQueue()
+                            + "\" for \"" + queueName + "\"): give both one hash tag, e.g. \"{emails}\" and "
+                            + "\"{emails}-dead\"");
+        }
+        if (options.checkEvictionPolicy()) {
+            link.checkEvictionPolicy();
         }
     }
 

@@ -127,6 +127,15 @@ class BadInputTest {
                         List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:x7001"), Duration.ofSeconds(1))),
                 kind("command timeout zero", "commandTimeout", () -> ConnectionOptions.builder()
                         .commandTimeout(Duration.ZERO)),
+                kind("command timeout under 1 ms", "commandTimeout", () -> ConnectionOptions.builder()
+                        .commandTimeout(Duration.ofNanos(999_999))),
+                kind("command timeout forever", "commandTimeout", () -> ConnectionOptions.builder()
+                        .commandTimeout(ChronoUnit.FOREVER.getDuration())),
+                kind("reconnect delay under 1 ms", "reconnectDelayMin", () -> ConnectionOptions.builder()
+                        .reconnectDelay(Duration.ofNanos(10), Duration.ofSeconds(1))),
+                kind("using a null client", "client", () -> Bull4jConnection.using((io.lettuce.core.RedisClient) null)),
+                kind("worker listener null", "listeners", () -> new Worker(q, j -> null, workerOptions().build(),
+                        (WorkerListener) null)),
                 kind("cluster without seeds", "seedUris", () -> Bull4jConnection.createCluster(List.of(),
                         Duration.ofSeconds(1))),
                 kind("events lastEventId malformed", "lastEventId", () -> QueueEventsOptions.builder()

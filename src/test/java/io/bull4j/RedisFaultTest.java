@@ -158,6 +158,28 @@ class RedisFaultTest {
         e = assertThrows(ValidationException.class, () -> ConnectionOptions.builder()
                 .reconnectDelay(Duration.ZERO, Duration.ofSeconds(1)));
         assertEquals("reconnectDelayMin", e.field());
+        // bounds apart by less than a millisecond are one constant wait (Lettuce's backoff counts whole ms)
+        try (Bull4jConnection conn = Bull4jConnection.create(RedisTestServer.get().bull4jUri(), ConnectionOptions
+                .builder().reconnectDelay(Duration.ofMillis(5).plusNanos(10), Duration.ofMillis(5).plusNanos(20))
+                .build())) {
+            assertNotNull(conn);
+        }
+    }
+
+    /**
+     * A caller interrupted while it waits for Redis's answer learns that the command may still be applied (it was
+     * sent): an add so interrupted must not look "not applied", or a retry would add the job twice.
+     */
+    @Test
+    void anInterruptedCallIsAnUnknownOutcome() {
+        String q = queueName("fault-interrupt");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Thread.currentThread().interrupt();
+            RedisOutcomeUnknownException e = assertThrows(RedisOutcomeUnknownException.class,
+                    () -> queue.add("j", Map.of()));
+            assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+            assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
+        }
     }
 
     /** Retries an add while it is refused as not applied, which the docs say is safe. */

@@ -46,7 +46,9 @@ public final class Await {
             throw translate(e.getCause(), what);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new Bull4jException(what + ": interrupted", e);
+            // the command was sent and may still run: a caller must not take this as "not applied"
+            throw new RedisOutcomeUnknownException(what + ": interrupted while waiting for Redis's answer; the "
+                    + "command may still be applied", e, false);
         }
     }
 

@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,9 +19,10 @@ import java.util.concurrent.TimeUnit;
  * new earliest task signals it), which is every call of a sequential caller: a thread wake-up per command. Here a
  * call only joins the tick its bound ends in, and the thread sweeps the ticks that are due: at the earliest
  * pending tick, and at least once a second while bounds are pending, so a sequential caller costs it about one
- * wake-up a second. A bound fires between its budget and one tick later, never earlier; its callback runs on the
- * common pool, never on the timer thread. With nothing pending no sweep is planned, and the thread ends a second
- * later, so a closed bull4j leaves no thread behind.
+ * wake-up a second. A bound fires between its budget and one tick later, never earlier; its callback runs on a
+ * thread of bull4j's own, in the order the bounds fired, never on the timer thread (what a failed call's future runs next may block) nor on
+ * the common pool (which an application may keep busy: its bounds would then fire late). With nothing pending no
+ * sweep is planned, and the threads end a second later, so a closed bull4j leaves no thread behind.
  */
 final class CallBounds {
     static final long TICK_MS = 10;
@@ -28,6 +30,7 @@ final class CallBounds {
     /** The longest gap between sweeps while bounds are pending: 1 s. */
     private static final long SWEEP_TICKS = 100;
     private static final ScheduledThreadPoolExecutor TIMER = timer();
+    private static final ThreadPoolExecutor EXPIRIES = expiries();
     private static final Object LOCK = new Object();
     /** Pending bounds by the tick they end in ({@link System#nanoTime()} / tick, rounded up). Guarded by LOCK. */
     private static final TreeMap<Long, Set<Bound>> TICKS = new TreeMap<>();
@@ -48,11 +51,21 @@ final class CallBounds {
         return timer;
     }
 
+    private static ThreadPoolExecutor expiries() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "bull4j-call-expiry");
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
     private static long currentTick() {
         return Math.floorDiv(System.nanoTime(), TICK_NANOS);
     }
 
-    /** A bound that runs {@code onExpiry} (on the common pool) after {@code budgetMs}, unless cancelled first. */
+    /** A bound that runs {@code onExpiry} (on bull4j's expiry thread) after {@code budgetMs}, unless cancelled first. */
     static Bound arm(long budgetMs, Runnable onExpiry) {
         long dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, budgetMs));
         // the tick that ends at or after the due time, so that a bound never fires early
@@ -95,7 +108,7 @@ final class CallBounds {
             }
         }
         for (Bound b : due) {
-            ForkJoinPool.commonPool().execute(b.onExpiry);
+            EXPIRIES.execute(b.onExpiry);
         }
     }
 

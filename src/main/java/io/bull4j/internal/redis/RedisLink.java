@@ -99,7 +99,7 @@ public final class RedisLink implements AutoCloseable {
      */
     private static ClientResources resources(Duration reconnectMin, Duration reconnectMax) {
         // equal bounds (which ConnectionOptions allows) are a constant wait: Lettuce's exponential refuses them
-        Delay delay = reconnectMin.equals(reconnectMax) ? Delay.constant(reconnectMin)
+        Delay delay = reconnectMin.toMillis() == reconnectMax.toMillis() ? Delay.constant(reconnectMin)
                 : Delay.exponential(reconnectMin.toMillis(), reconnectMax.toMillis(), TimeUnit.MILLISECONDS, 2);
         return ClientResources.builder().reconnectDelay(delay).build();
     }
@@ -121,6 +121,7 @@ public final class RedisLink implements AutoCloseable {
     /** As {@link #open(String, Duration)}, with the reconnect backoff's bounds. */
     public static RedisLink open(String uri, Duration commandTimeout, Duration reconnectMin, Duration reconnectMax) {
         RedisURI redisUri = RedisUris.parse("uri", uri);
+        redisUri.setTimeout(commandTimeout); // bounds a connect's handshake (HELLO, AUTH), 60 s by default
         ClientResources resources = resources(reconnectMin, reconnectMax);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
@@ -151,7 +152,9 @@ public final class RedisLink implements AutoCloseable {
         List<RedisURI> uris = new ArrayList<>(seedUris.size());
         for (String uri : seedUris) {
             ValidationException.check(uri != null && !uri.isBlank(), "seedUris", "must not hold blanks");
-            uris.add(RedisUris.parse("seedUris", uri));
+            RedisURI parsed = RedisUris.parse("seedUris", uri);
+            parsed.setTimeout(commandTimeout); // bounds a connect's handshake, as for one server
+            uris.add(parsed);
         }
         ClientResources resources = resources(reconnectMin, reconnectMax);
         RedisClusterClient client = RedisClusterClient.create(resources, uris);
@@ -194,6 +197,14 @@ public final class RedisLink implements AutoCloseable {
                     + "without a jobId may be applied twice. Set ClientOptions.disconnectedBehavior("
                     + "REJECT_COMMANDS), as Bull4jConnection.create does");
         }
+        if (options.getTimeoutOptions().isTimeoutCommands()) {
+            // Lettuce then ends a call at its own timeout (the RedisURI's, 60 s unless set), also a blocking wait
+            log.warn("the Lettuce client given to bull4j times commands out itself (TimeoutOptions): keep that "
+                    + "timeout above bull4j's command timeout (10 s), the workers' drainDelay and QueueEvents' "
+                    + "blockTimeout, or calls fail early and idle workers and readers report errors. "
+                    + "TimeoutOptions.builder().timeoutCommands(false), as Bull4jConnection.create sets, leaves the "
+                    + "bounds to bull4j");
+        }
     }
 
     private StatefulConnection<String, String> connect() {
@@ -213,13 +224,21 @@ public final class RedisLink implements AutoCloseable {
 
     /**
      * Opens the connection to every master before the first command. Lettuce 7 opens a node's connection on first
-     * use, and with REJECT_COMMANDS it refuses the commands sent while that connection is still being opened.
+     * use, and with REJECT_COMMANDS it refuses the commands sent while that connection is still being opened. A
+     * master marked failed is skipped, and one that cannot be reached is logged and left to first use: the queues
+     * in the other masters' slots work meanwhile, and the calls to its slots fail as not applied until it is back.
      */
     private static void openMasterConnections(StatefulRedisClusterConnection<String, String> cluster) {
         for (RedisClusterNode node : cluster.getPartitions()) {
-            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                // by host and port: the key under which slot routing looks the connection up
-                cluster.getConnection(node.getUri().getHost(), node.getUri().getPort());
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)
+                    && !node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
+                try {
+                    // by host and port: the key under which slot routing looks the connection up
+                    cluster.getConnection(node.getUri().getHost(), node.getUri().getPort());
+                } catch (RuntimeException e) {
+                    log.warn("Redis Cluster master {}:{} cannot be reached now; calls to its slots fail until it "
+                            + "can", node.getUri().getHost(), node.getUri().getPort(), e);
+                }
             }
         }
     }

@@ -39,7 +39,13 @@ public final class RedisUris {
             ValidationException.check(!rest.isEmpty() && !rest.startsWith("?"), field,
                     "scheme " + scheme + " needs a socket path");
         } else if (HOST_SCHEMES.contains(scheme) || SENTINEL_SCHEMES.contains(scheme)) {
-            checkAuthority(field, scheme, rest);
+            try {
+                checkAuthority(field, scheme, rest);
+            } catch (ValidationException e) {
+                // a password with an unencoded '/', '?' or '#' ends the authority early, and what this names as
+                // the host or port is then part of it
+                throw rest.indexOf('@', authorityEnd(rest)) >= 0 ? withCredentials(field) : e;
+            }
         } else {
             throw new ValidationException(field, "unknown scheme '" + printable(scheme) + "': expected one of "
                     + String.join(", ", HOST_SCHEMES) + ", " + String.join(", ", SOCKET_SCHEMES) + ", "
@@ -48,20 +54,22 @@ public final class RedisUris {
         try {
             return RedisURI.create(uri);
         } catch (IllegalArgumentException e) {
-            // NumberFormatException included; Lettuce's messages do not echo the password
-            throw new ValidationException(field, "cannot be parsed: " + e.getMessage());
+            // NumberFormatException included; java.net.URI's messages repeat the whole URI, password included
+            throw rest.indexOf('@') >= 0 ? withCredentials(field)
+                    : new ValidationException(field, "cannot be parsed: " + e.getMessage());
         }
+    }
+
+    /** For a URI with credentials that cannot be read: nothing of it is repeated. */
+    private static ValidationException withCredentials(String field) {
+        return new ValidationException(field, "cannot be parsed (not repeated here: it holds credentials); "
+                + "percent-encode the user name and password (a '/', '?', '#', '%', '@' or space in them as %2F, "
+                + "%3F, %23, %25, %40, %20), and check the host, port and database");
     }
 
     /** The hosts, ports and database of a host or sentinel URI ({@code rest} is what follows {@code ://}). */
     private static void checkAuthority(String field, String scheme, String rest) {
-        int end = rest.length();
-        for (char c : new char[] {'/', '?', '#'}) {
-            int i = rest.indexOf(c);
-            if (i >= 0 && i < end) {
-                end = i;
-            }
-        }
+        int end = authorityEnd(rest);
         String authority = rest.substring(0, end);
         int at = authority.lastIndexOf('@');
         String hosts = at >= 0 ? authority.substring(at + 1) : authority;
@@ -83,6 +91,18 @@ public final class RedisUris {
                         field, "database '" + printable(db) + "' is not a number from 0");
             }
         }
+    }
+
+    /** Where the authority of {@code rest} (what follows {@code ://}) ends: its first '/', '?' or '#'. */
+    private static int authorityEnd(String rest) {
+        int end = rest.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int i = rest.indexOf(c);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        return end;
     }
 
     private static void checkHostPort(String field, String hostPort) {

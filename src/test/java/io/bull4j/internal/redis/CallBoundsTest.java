@@ -41,12 +41,37 @@ class CallBoundsTest {
         CallBounds.Bound cancelled = CallBounds.arm(30, () -> cancelledRan.set(true));
         cancelled.cancel();
         // a later bound's tick comes after the cancelled one's: once it has fired, the earlier tick has run too,
-        // and its callbacks were handed to the common pool before this one's
+        // and its callbacks ran before this one's on the one expiry thread
         CountDownLatch later = new CountDownLatch(1);
         CallBounds.arm(30 + 3 * CallBounds.TICK_MS, later::countDown);
         assertTrue(later.await(10, TimeUnit.SECONDS));
-        CompletableFuture.runAsync(() -> { }).get(10, TimeUnit.SECONDS);
         assertFalse(cancelledRan.get(), "a cancelled bound fired");
+    }
+
+    /** An application that keeps the common pool busy does not hold bull4j's bounds back. */
+    @Test
+    void aBusyCommonPoolDoesNotDelayABound() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        int n = java.util.concurrent.ForkJoinPool.getCommonPoolParallelism();
+        CountDownLatch busy = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+                busy.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        try {
+            assertTrue(busy.await(10, TimeUnit.SECONDS), "every common pool thread taken");
+            CountDownLatch fired = new CountDownLatch(1);
+            CallBounds.arm(20, fired::countDown);
+            assertTrue(fired.await(10, TimeUnit.SECONDS), "the bound fired while the common pool was busy");
+        } finally {
+            release.countDown();
+        }
     }
 
     @Test

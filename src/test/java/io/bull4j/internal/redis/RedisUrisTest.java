@@ -71,6 +71,16 @@ class RedisUrisTest {
     void messagesNeverCarryThePassword() {
         ValidationException e = refused("redis://app:hunter2@localhost:notaport/0");
         assertFalse(e.getMessage().contains("hunter2"), e.getMessage());
+        // a password with characters a URI must escape: java.net.URI's message repeats the URI, and an unescaped
+        // '/' or '#' ends the authority inside the password
+        for (String uri : List.of("redis://app:S3cr%t!pw@localhost:6379", "redis://app:pa ss@localhost:6379",
+                "redis://app:qq/zzsecret@localhost:6379", "redis://app:qq#zzsecret@localhost:6379/0",
+                "redis://app:qq?zzsecret@localhost:6379")) {
+            String m = refused(uri).getMessage();
+            assertFalse(m.contains("S3cr") || m.contains("pa ss") || m.contains("qq") || m.contains("zzsecret"),
+                    uri + " -> " + m);
+            assertTrue(m.contains("percent-encode"), m);
+        }
     }
 
     @Test
