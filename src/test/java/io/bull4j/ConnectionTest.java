@@ -21,6 +21,36 @@ class ConnectionTest {
         }
     }
 
+    /**
+     * A server that accepts the connection and never answers (a Redis frozen by SIGSTOP, a half-open proxy): the
+     * handshake is bounded by the command timeout, not Lettuce's 60 s default, and fails as a typed error.
+     */
+    @Test
+    void aServerThatNeverAnswersTheHandshakeFailsWithinTheCommandTimeout() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        held.add(silent.accept()); // accepted, never read nor answered
+                    }
+                } catch (java.io.IOException closed) {
+                    // the test is over
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            long t0 = System.nanoTime();
+            assertThrows(RedisException.class, () -> Bull4jConnection.create("redis://127.0.0.1:"
+                    + silent.getLocalPort(), java.time.Duration.ofSeconds(1)).close());
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 30_000, "gave up after " + ms + " ms: Lettuce's own 60 s handshake bound");
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void uriSelectsTheDatabase() {
         RedisTestServer server = RedisTestServer.get();
