@@ -96,8 +96,8 @@ public final class ConnectionOptions {
         private Builder() {
         }
 
-        /** The longest time Lettuce's settings take: a long of nanoseconds. */
-        private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+        /** The longest time Lettuce's settings take: its connect timeout is an int of milliseconds (24.8 days). */
+        private static final Duration LONGEST = Duration.ofMillis(Integer.MAX_VALUE);
 
         private static boolean inRange(Duration d) {
             return d != null && d.compareTo(Duration.ofMillis(1)) >= 0 && d.compareTo(LONGEST) <= 0;
@@ -112,7 +112,7 @@ public final class ConnectionOptions {
          * @param timeout at least 1 ms
          * @return this builder
          * @throws ValidationException ({@code "commandTimeout"}) when the timeout is null, under 1 ms, or longer
-         *         than a long of nanoseconds (about 292 years)
+         *         than an int of milliseconds (about 24.8 days)
          */
         public Builder commandTimeout(Duration timeout) {
             ValidationException.check(inRange(timeout), "commandTimeout",
@@ -133,7 +133,7 @@ public final class ConnectionOptions {
          * @return this builder
          * @throws ValidationException ({@code "reconnectDelayMin"}) when {@code min} is null or under 1 ms, or
          *         ({@code "reconnectDelayMax"}) when {@code max} is null or shorter than {@code min}; either when
-         *         longer than a long of nanoseconds
+         *         longer than an int of milliseconds (about 24.8 days)
          */
         public Builder reconnectDelay(Duration min, Duration max) {
             ValidationException.check(inRange(min), "reconnectDelayMin",

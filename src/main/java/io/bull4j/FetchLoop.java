@@ -47,6 +47,8 @@ final class FetchLoop implements Runnable {
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
+    /** Whether {@link #run()} started: only a running loop keeps a connection for getWorkers() to list. */
+    private volatile boolean looping;
     /** The tokens of the fetch sent and not yet answered (the fetch thread's own): see recoverLostFetch. */
     private List<String> unanswered = List.of();
     private volatile boolean paused;
@@ -83,6 +85,7 @@ final class FetchLoop implements Runnable {
 
     @Override
     public void run() {
+        looping = true;
         boolean drained = false;
         long nextDelayed = 0;
         try {
@@ -417,10 +420,12 @@ final class FetchLoop implements Runnable {
     void pause() {
         paused = true;
         resetBlocking(); // ends a BZPOPMIN in flight
-        // still listed while paused, even while the loop waits for a slot; not on the caller's thread (a connect)
-        Thread presence = new Thread(this::keepPresence, "bull4j-presence-" + ctx.name());
-        presence.setDaemon(true);
-        presence.start();
+        if (looping) {
+            // still listed while paused, even while the loop waits for a slot; not on the caller's thread (a connect)
+            Thread presence = new Thread(this::keepPresence, "bull4j-presence-" + ctx.name());
+            presence.setDaemon(true);
+            presence.start();
+        }
         synchronized (pauseLock) {
             pauseLock.notifyAll(); // ends a rate-limit wait at once
         }

@@ -77,7 +77,9 @@ public final class FlowProducer implements AutoCloseable {
      * options that are not set are taken from its queue's entry.
      *
      * @param flow the root node
-     * @param queueDefaults default job options by queue name; queues not listed have none
+     * @param queueDefaults default job options by queue name; queues not listed have none. A job id there is
+     *     refused ({@code queueDefaults.<queue>.jobId}): BullMQ ignores one, and as a default it would give every
+     *     node of the queue one id
      * @return the tree as stored (ids filled in)
      * @throws ValidationException on bad input, before anything is written
      * @throws JobException when a node's job already exists under another parent; nothing is written
@@ -86,6 +88,9 @@ public final class FlowProducer implements AutoCloseable {
     public JobNode add(FlowJob flow, Map<String, JobOptions> queueDefaults) {
         ValidationException.check(flow != null, "flow", "must not be null");
         ValidationException.check(queueDefaults != null, "queueDefaults", "must not be null");
+        queueDefaults.forEach((queue, o) -> ValidationException.check(o == null || o.jobId() == null,
+                "queueDefaults." + queue + ".jobId", "a job id is set per job, never as a default (was "
+                        + (o == null ? null : o.jobId()) + ")"));
         return add(List.of(flow), queueDefaults, false).get(0);
     }
 

@@ -48,7 +48,7 @@ final class JobFinishWaiter {
      *     on, read before anything else of the wait, so an end written since is delivered or found there
      */
     private Job await(QueueEvents events, Duration timeout, String startAfter) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout); // saturates: waits of years too
         CompletableFuture<QueueEvent> end = new CompletableFuture<>();
         QueueEventListener listener = e -> {
             switch (e.type()) {

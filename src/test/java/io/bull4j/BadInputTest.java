@@ -131,6 +131,8 @@ class BadInputTest {
                         .commandTimeout(Duration.ofNanos(999_999))),
                 kind("command timeout forever", "commandTimeout", () -> ConnectionOptions.builder()
                         .commandTimeout(ChronoUnit.FOREVER.getDuration())),
+                kind("command timeout past Lettuce's int of ms", "commandTimeout", () -> ConnectionOptions.builder()
+                        .commandTimeout(Duration.ofDays(25))),
                 kind("reconnect delay under 1 ms", "reconnectDelayMin", () -> ConnectionOptions.builder()
                         .reconnectDelay(Duration.ofNanos(10), Duration.ofSeconds(1))),
                 kind("using a null client", "client", () -> Bull4jConnection.using((io.lettuce.core.RedisClient) null)),

@@ -128,6 +128,9 @@ class FlowAddTest {
                             .options(JobOptions.builder().sizeLimit(10).build()).build()).build()));
             assertEquals("data", e.field());
             assertEquals(0, redis().exists(key(q, "id"), key(q, "waiting-children"), key(q, "wait")));
+            assertEquals("queueDefaults." + q + ".jobId", assertThrows(ValidationException.class, () -> flows.add(
+                    FlowJob.builder("p", q).build(), Map.of(q, JobOptions.builder().jobId("fixed").build()))).field());
+            assertEquals(0, redis().exists(key(q, "id"), key(q, "fixed")));
             assertThrows(ValidationException.class, () -> JobOptions.builder().failParentOnFailure(true)
                     .ignoreDependencyOnFailure(true));
             assertThrows(ValidationException.class, () -> FlowJob.builder("p", "a:b"));

@@ -109,6 +109,9 @@ class QueueEventsWaitTest {
             Job completed = finished(queue, "c", true, "[1,2]");
             assertEquals(List.of(1, 2), completed.waitUntilFinished(events, Duration.ofMillis(50))
                     .returnValue(List.class));
+            // a wait of a thousand years is a wait (its nanoseconds would overflow a long)
+            assertEquals(List.of(1, 2), completed.waitUntilFinished(events, Duration.ofDays(365_000))
+                    .returnValue(List.class));
             Job failed = finished(queue, "f", false, "bad");
             assertEquals("bad", assertThrows(JobFailedException.class,
                     () -> failed.waitUntilFinished(events, Duration.ofMillis(50))).failedReason());

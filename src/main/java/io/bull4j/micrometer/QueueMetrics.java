@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * gauges.close();
  * }</pre>
  *
- * <p>Thread-safe. {@link #close()} stops its thread and removes its gauges from the registries it was bound to, so
- * that a binder made later for the same queue (a queue opened again) registers gauges of its own: Micrometer
- * would otherwise hand it the closed binder's gauges, frozen at their last counts.
+ * <p>Thread-safe. A binder bound for a queue and tags that another binder has gauges for replaces them (the newest
+ * wins: Micrometer would otherwise hand it the older binder's gauges, which freeze at their last counts once that
+ * one closes). {@link #close()} stops its thread and removes its gauges, unless another binder has replaced them.
  */
 public final class QueueMetrics implements MeterBinder, AutoCloseable {
     /** The gauge's name. */
@@ -97,6 +97,11 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(MeterRegistry registry) {
         for (JobState state : STATES) {
+            // the newest binder wins: Micrometer would hand an existing gauge back, bound to the binder before
+            Gauge before = registry.find(JOBS).tags(tags).tag("state", state.wireName()).gauge();
+            if (before != null) {
+                registry.remove(before);
+            }
             Gauge gauge = Gauge.builder(JOBS, this, m -> m.count(state))
                     .description("Jobs of the queue in a state, read at most once per refresh interval")
                     .baseUnit("jobs").tags(tags).tag("state", state.wireName()).strongReference(true)
@@ -143,7 +148,12 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     public void close() {
         reader.shutdownNow();
         for (Map.Entry<MeterRegistry, Meter> r : registered) {
-            r.getKey().remove(r.getValue());
+            MeterRegistry registry = r.getKey();
+            Meter mine = r.getValue();
+            // only if still ours: a binder bound since for the same queue and tags replaced it
+            if (registry.find(mine.getId().getName()).tags(mine.getId().getTags()).meter() == mine) {
+                registry.remove(mine);
+            }
         }
         registered.clear();
     }

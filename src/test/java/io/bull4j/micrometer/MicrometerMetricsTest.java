@@ -218,6 +218,13 @@ class MicrometerMetricsTest {
             again.add("w", Map.of());
             gauges.bindTo(registry);
             TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 2, "the new binder's counts");
+            // a third bound before the second closes (a context refresh): the second's close leaves the third's
+            try (QueueMetrics third = new QueueMetrics(again, Tags.of("app", "x"), Duration.ZERO)) {
+                third.bindTo(registry);
+                gauges.close();
+                again.add("w", Map.of());
+                TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 3, "the third binder's counts");
+            }
             assertEquals("refreshInterval", assertThrows(ValidationException.class, () -> new QueueMetrics(again,
                     Tags.empty(), java.time.temporal.ChronoUnit.FOREVER.getDuration())).field());
         }

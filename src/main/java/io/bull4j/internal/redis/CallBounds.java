@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * call only joins the tick its bound ends in, and the thread sweeps the ticks that are due: at the earliest
  * pending tick, and at least once a second while bounds are pending, so a sequential caller costs it about one
  * wake-up a second. A bound fires between its budget and one tick later, never earlier; its callback runs on a
- * thread of bull4j's own, in the order the bounds fired, never on the timer thread (what a failed call's future runs next may block) nor on
- * the common pool (which an application may keep busy: its bounds would then fire late). With nothing pending no
+ * pool of bull4j's own that adds a thread whenever all are busy, never on the timer thread nor on the common pool:
+ * what a failed call's future runs next is the caller's code, which may block (even on another bull4j call), and
+ * an application may keep the common pool busy; either would hold the other bounds back. With nothing pending no
  * sweep is planned, and the threads end a second later, so a closed bull4j leaves no thread behind.
  */
 final class CallBounds {
@@ -52,20 +53,18 @@ final class CallBounds {
     }
 
     private static ThreadPoolExecutor expiries() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "bull4j-call-expiry");
             t.setDaemon(true);
             return t;
         });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     private static long currentTick() {
         return Math.floorDiv(System.nanoTime(), TICK_NANOS);
     }
 
-    /** A bound that runs {@code onExpiry} (on bull4j's expiry thread) after {@code budgetMs}, unless cancelled first. */
+    /** A bound that runs {@code onExpiry} (on bull4j's expiry pool) after {@code budgetMs}, unless cancelled first. */
     static Bound arm(long budgetMs, Runnable onExpiry) {
         long dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, budgetMs));
         // the tick that ends at or after the due time, so that a bound never fires early

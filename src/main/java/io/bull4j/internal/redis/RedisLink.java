@@ -71,6 +71,7 @@ public final class RedisLink implements AutoCloseable {
             throw Await.translate(e, "connect");
         }
         this.commands = asyncOf(shared);
+        warnIfCutShort();
         ServerClock serverClock;
         try {
             serverClock = new ServerClock(commands, commandTimeout);
@@ -197,13 +198,20 @@ public final class RedisLink implements AutoCloseable {
                     + "without a jobId may be applied twice. Set ClientOptions.disconnectedBehavior("
                     + "REJECT_COMMANDS), as Bull4jConnection.create does");
         }
-        if (options.getTimeoutOptions().isTimeoutCommands()) {
-            // Lettuce then ends a call at its own timeout (the RedisURI's, 60 s unless set), also a blocking wait
-            log.warn("the Lettuce client given to bull4j times commands out itself (TimeoutOptions): keep that "
-                    + "timeout above bull4j's command timeout (10 s), the workers' drainDelay and QueueEvents' "
-                    + "blockTimeout, or calls fail early and idle workers and readers report errors. "
-                    + "TimeoutOptions.builder().timeoutCommands(false), as Bull4jConnection.create sets, leaves the "
-                    + "bounds to bull4j");
+    }
+
+    /**
+     * A client of the caller's that times commands out itself (Lettuce's default, at the RedisURI's timeout) ends
+     * calls, blocking waits included, at that timeout: below bull4j's own bound, calls fail early, and idle workers
+     * and readers report errors. Said once, when its first connection shows the timeout.
+     */
+    private void warnIfCutShort() {
+        if (!ownsClient && client.getOptions().getTimeoutOptions().isTimeoutCommands()
+                && shared.getTimeout().compareTo(commandTimeout) <= 0) {
+            log.warn("the Lettuce client given to bull4j times commands out after {}, at or below bull4j's command "
+                    + "timeout ({}): calls fail early, and blocking waits (drainDelay, blockTimeout) longer than it "
+                    + "are cut. Set a longer RedisURI timeout, or TimeoutOptions.builder().timeoutCommands(false) "
+                    + "as Bull4jConnection.create does", shared.getTimeout(), commandTimeout);
         }
     }
 

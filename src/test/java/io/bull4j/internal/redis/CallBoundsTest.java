@@ -41,11 +41,34 @@ class CallBoundsTest {
         CallBounds.Bound cancelled = CallBounds.arm(30, () -> cancelledRan.set(true));
         cancelled.cancel();
         // a later bound's tick comes after the cancelled one's: once it has fired, the earlier tick has run too,
-        // and its callbacks ran before this one's on the one expiry thread
+        // and its callbacks (this trivial one) were handed to the expiry pool before this one's
         CountDownLatch later = new CountDownLatch(1);
         CallBounds.arm(30 + 3 * CallBounds.TICK_MS, later::countDown);
         assertTrue(later.await(10, TimeUnit.SECONDS));
         assertFalse(cancelledRan.get(), "a cancelled bound fired");
+    }
+
+    /** A callback that blocks (the caller's code, on a failed call's future) does not hold other bounds back. */
+    @Test
+    void aBlockedCallbackDoesNotDelayOtherBounds() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocking = new CountDownLatch(1);
+        CallBounds.arm(10, () -> {
+            blocking.countDown();
+            try {
+                release.await(); // as a .join() on another bull4j call in an exceptionally(...)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertTrue(blocking.await(10, TimeUnit.SECONDS));
+            CountDownLatch fired = new CountDownLatch(1);
+            CallBounds.arm(20, fired::countDown);
+            assertTrue(fired.await(10, TimeUnit.SECONDS), "the second bound fired while the first callback blocked");
+        } finally {
+            release.countDown();
+        }
     }
 
     /** An application that keeps the common pool busy does not hold bull4j's bounds back. */
