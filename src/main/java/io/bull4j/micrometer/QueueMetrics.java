@@ -98,7 +98,7 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
     public void bindTo(MeterRegistry registry) {
         for (JobState state : STATES) {
             // the newest binder wins: Micrometer would hand an existing gauge back, bound to the binder before
-            Gauge before = registry.find(JOBS).tags(tags).tag("state", state.wireName()).gauge();
+            Meter before = withTags(registry, tags.and("state", state.wireName()));
             if (before != null) {
                 registry.remove(before);
             }
@@ -143,6 +143,17 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /** The gauge named {@link #JOBS} with exactly {@code all} as its tags (find's tags match a subset), or null. */
+    private static Meter withTags(MeterRegistry registry, Tags all) {
+        List<Tag> wanted = all.stream().toList();
+        for (Gauge g : registry.find(JOBS).tags(all).gauges()) {
+            if (g.getId().getTags().equals(wanted)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
     /** Stops the reading thread and removes the gauges from the registries. Idempotent. */
     @Override
     public void close() {
@@ -151,7 +162,7 @@ public final class QueueMetrics implements MeterBinder, AutoCloseable {
             MeterRegistry registry = r.getKey();
             Meter mine = r.getValue();
             // only if still ours: a binder bound since for the same queue and tags replaced it
-            if (registry.find(mine.getId().getName()).tags(mine.getId().getTags()).meter() == mine) {
+            if (withTags(registry, Tags.of(mine.getId().getTags())) == mine) {
                 registry.remove(mine);
             }
         }

@@ -218,12 +218,18 @@ class MicrometerMetricsTest {
             again.add("w", Map.of());
             gauges.bindTo(registry);
             TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 2, "the new binder's counts");
-            // a third bound before the second closes (a context refresh): the second's close leaves the third's
-            try (QueueMetrics third = new QueueMetrics(again, Tags.of("app", "x"), Duration.ZERO)) {
+            // a third bound before the second closes (a context refresh): the second's close leaves the third's; a
+            // binder whose tags are a superset of these is another binder, whose gauges stay
+            try (QueueMetrics third = new QueueMetrics(again, Tags.of("app", "x"), Duration.ZERO);
+                 QueueMetrics wider = new QueueMetrics(again, Tags.of("app", "x", "env", "y"), Duration.ZERO)) {
+                wider.bindTo(registry);
                 third.bindTo(registry);
                 gauges.close();
                 again.add("w", Map.of());
                 TestRedis.eventually(WAIT, () -> xGauge(registry, q, "waiting") == 3, "the third binder's counts");
+                // the third's gauge (exactly these tags) and the wider one's are both there
+                assertEquals(2, registry.find(QueueMetrics.JOBS).tags("queue", q, "app", "x", "state", "waiting")
+                        .gauges().size());
             }
             assertEquals("refreshInterval", assertThrows(ValidationException.class, () -> new QueueMetrics(again,
                     Tags.empty(), java.time.temporal.ChronoUnit.FOREVER.getDuration())).field());
