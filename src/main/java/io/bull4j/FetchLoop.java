@@ -47,6 +47,8 @@ final class FetchLoop implements Runnable {
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
+    /** Whether the last marker wait was cut by a pause or stop (the fetch thread's own). */
+    private boolean markerCallCut;
     /** Whether {@link #run()} started: only a running loop keeps a connection for getWorkers() to list. */
     private volatile boolean looping;
     /** The tokens of the fetch sent and not yet answered (the fetch thread's own): see recoverLostFetch. */
@@ -116,10 +118,13 @@ final class FetchLoop implements Runnable {
                         nextDelayed = hint;
                     }
                     if (drained) {
+                        markerCallCut = false;
                         boolean signalled = waitForJob(nextDelayed);
                         if (stopping || paused) {
                             if (signalled) {
                                 pokeMarker(); // the ready signal we took is put back, for the other workers
+                            } else if (markerCallCut) {
+                                handBackIfReady(); // the cut call may have taken one whose answer never came
                             }
                             continue;
                         }
@@ -309,6 +314,7 @@ final class FetchLoop implements Runnable {
             return kv == null || !kv.hasValue() ? null : kv.getValue();
         } catch (RedisException e) {
             if (stopping || paused || replaced(c)) {
+                markerCallCut = true;
                 return null; // cut on purpose (a pause, even one resumed since, or a stop)
             }
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
@@ -322,6 +328,22 @@ final class FetchLoop implements Runnable {
 
     private void pokeMarker() {
         ctx.redis().zadd(ctx.keys.marker(), 0, "0"); // fire and forget: a lost poke only costs the cron delay
+    }
+
+    /**
+     * After a pause or stop cut a BZPOPMIN short: Redis may have popped the ready marker for this worker and the
+     * answer been lost with the closed connection, so while jobs are ready the marker is put back, or the other
+     * workers would sleep until their drainDelay ends. Best effort (the stop may be closing the connection).
+     */
+    private void handBackIfReady() {
+        try {
+            if (ctx.await(ctx.redis().llen(ctx.keys.waitList()), "LLEN") > 0
+                    || ctx.await(ctx.redis().zcard(ctx.keys.prioritized()), "ZCARD") > 0) {
+                pokeMarker();
+            }
+        } catch (RuntimeException e) {
+            log.debug("could not hand the ready marker back on queue {}", ctx.name(), e);
+        }
     }
 
     /**

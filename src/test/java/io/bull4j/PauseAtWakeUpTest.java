@@ -2,7 +2,9 @@ package io.bull4j;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -55,5 +57,46 @@ class PauseAtWakeUpTest {
                     "each job ran once: " + runs);
             assertEquals(List.of(), errors, "a pause is no fetch error");
         }
+    }
+
+    /**
+     * Two drained workers wait on the marker, and the one that the marker wakes is paused at that moment: the
+     * wake-up it took is handed on, so the other worker runs the job at once, not after its drainDelay (60 s here)
+     * as it would if the paused worker had swallowed the marker, whether the pause came after its blocking call's
+     * answer or cut that answer short.
+     */
+    @Test
+    void aWorkerPausedAsItWakesHandsTheWakeUpOn() throws Exception {
+        String q = queueName("pausehand");
+        int rounds = 30;
+        Map<String, String> ranBy = new ConcurrentHashMap<>();
+        WorkerOptions opts = workerOptions().concurrency(1).drainDelay(Duration.ofSeconds(60)).build();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker a = new Worker(q, job -> {
+                 ranBy.put(job.id(), "a");
+                 return null;
+             }, opts);
+             Worker b = new Worker(q, job -> {
+                 ranBy.put(job.id(), "b");
+                 return null;
+             }, opts)) {
+            for (int i = 0; i < rounds; i++) {
+                // both drained, both blocked on the marker
+                eventually(Duration.ofSeconds(10), () -> redis().llen(key(q, "wait")) == 0
+                        && redis().llen(key(q, "active")) == 0 && blockedOnMarker(q) == 2, "both waiting");
+                Worker paused = i % 2 == 0 ? a : b;
+                String id = queue.add("j", Map.of("i", i)).id();
+                paused.pause();
+                eventually(Duration.ofSeconds(5), () -> ranBy.containsKey(id),
+                        "job " + id + " ran while one worker was paused (round " + i + ")");
+                paused.resume();
+            }
+        }
+    }
+
+    /** How many of the queue's workers are blocked on its marker (CLIENT LIST: their named connection in BZPOPMIN). */
+    private static long blockedOnMarker(String q) {
+        String name = "name=bull:" + Base64.getEncoder().encodeToString(q.getBytes(StandardCharsets.UTF_8)) + " ";
+        return redis().clientList().lines().filter(l -> l.contains(name) && l.contains("cmd=bzpopmin")).count();
     }
 }
