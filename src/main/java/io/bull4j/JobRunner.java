@@ -283,7 +283,7 @@ final class JobRunner {
                 if (job.deferredFailure() != null) {
                     throw new UnrecoverableException(job.deferredFailure());
                 }
-                result = processor.process(job);
+                result = AsyncResults.await(processor.process(job));
             } catch (Exception | Error e) {
                 late = !control.end(run); // no cancellation interrupts the thread after this
                 Thread.interrupted(); // a close(timeout) interrupt must not break the Redis write that follows

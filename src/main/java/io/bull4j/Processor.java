@@ -2,7 +2,9 @@ package io.bull4j;
 
 /**
  * The code a {@link Worker} runs for each job. It runs on the worker's executor, never on an I/O thread.
- * Its return value completes the job and is stored as JSON ({@code null} is stored as JSON null). An exception
+ * Its return value completes the job and is stored as JSON ({@code null} is stored as JSON null); a returned
+ * {@link java.util.concurrent.CompletionStage} or {@link java.util.concurrent.Future} is waited for, and its value
+ * stored (its failure fails the attempt), as BullMQ awaits a processor's Promise. An exception
  * fails the attempt: it is retried with the job's backoff until its attempts are used, unless it is an
  * {@link UnrecoverableException}. A processor with no result to store can be a {@link VoidProcessor}
  * ({@code job -> { send(job); }}).

@@ -52,6 +52,62 @@ class ProcessorFormsTest {
         assertEquals(3, sent.size(), "the void blocks ran their sends (1 + 2)");
     }
 
+    /**
+     * A processor that returns a future (an asynchronous client's call) completes the job with the future's value,
+     * once it has one, as BullMQ awaits a processor's Promise; before, the future itself was stored, as a bean of its
+     * flags ({"done":false,...}), and the job completed at once.
+     */
+    @Test
+    void aReturnedFutureCompletesTheJobWithItsValue() throws Exception {
+        CompletableFuture<Object> gate = new CompletableFuture<>();
+        String q = queueName("forms-async");
+        CompletableFuture<Object> completed = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> gate.thenApply(v -> Map.of("got", v)), workerOptions().build())) {
+            worker.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    completed.complete(result);
+                }
+            });
+            String id = queue.add("f", Map.of()).id();
+            eventually(java.time.Duration.ofSeconds(5), () -> redis().llen("bull:" + q + ":active") == 1,
+                    "the job is active");
+            assertFalse(completed.isDone(), "completed before its future");
+            gate.complete("late");
+            assertEquals(Map.of("got", "late"), await(completed));
+            assertEquals("{\"got\":\"late\"}", redis().hget("bull:" + q + ":" + id, "returnvalue"));
+        }
+        assertEquals("[1,2]", returnValue((qq, o) -> new Worker(qq, job -> CompletableFuture.completedFuture(
+                List.of(1, 2)), o)));
+        assertEquals("null", returnValue((qq, o) -> new Worker(qq, job -> CompletableFuture.runAsync(() -> { }),
+                o)));
+    }
+
+    /** A future that fails fails the attempt with its cause, as a rejected Promise does in BullMQ. */
+    @Test
+    void aReturnedFutureThatFailsFailsTheAttemptWithItsCause() throws Exception {
+        String q = queueName("forms-async-fail");
+        CompletableFuture<Throwable> failed = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> CompletableFuture.supplyAsync(() -> {
+                 throw new IllegalStateException("async boom");
+             }), workerOptions().build())) {
+            worker.addListener(new WorkerListener() {
+                @Override
+                public void onFailed(Job job, Throwable error) {
+                    failed.complete(error);
+                }
+            });
+            String id = queue.add("f", Map.of()).id();
+            Throwable error = await(failed);
+            assertInstanceOf(IllegalStateException.class, error, "the future's cause, unwrapped");
+            eventually(java.time.Duration.ofSeconds(5), () -> "async boom".equals(
+                    redis().hget("bull:" + q + ":" + id, "failedReason")), "failedReason is the cause's message");
+            assertNull(redis().hget("bull:" + q + ":" + id, "returnvalue"));
+        }
+    }
+
     @Test
     void processorTypedVariablesStillWorkAsVoidProcessors() throws Exception {
         Processor p = job -> "p";
