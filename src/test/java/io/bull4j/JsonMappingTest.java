@@ -71,6 +71,71 @@ class JsonMappingTest {
         assertEquals(java.util.List.of("bull:" + q + ":meta"), redis().keys("bull:" + q + ":*"), "nothing added");
     }
 
+    /** Fluent accessors: Jackson sees the getter's property only, and would drop amount and currency. */
+    static final class Payment {
+        private final String id = "p1";
+        private final long amount = 1250;
+        private final String currency = "EUR";
+
+        public String getId() {
+            return id;
+        }
+
+        public long amount() {
+            return amount;
+        }
+
+        public String currency() {
+            return currency;
+        }
+    }
+
+    static class Base {
+        @SuppressWarnings("unused")
+        private final String tenant = "t-1";
+    }
+
+    /** A visible property of its own, a hidden one inherited. */
+    static final class Child extends Base {
+        public String getName() {
+            return "n";
+        }
+    }
+
+    /** Every field either written or meant to be left out: stored as is. */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties("cache")
+    static final class Tidy {
+        private final String sku = "s-1";
+        @com.fasterxml.jackson.annotation.JsonProperty("qty")
+        private final int quantity = 2;
+        private transient String scratch = "t";
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        private final String secret = "x";
+        private final String cache = "c";
+
+        public String getSku() {
+            return sku;
+        }
+    }
+
+    @Test
+    void objectWithSomeInvisibleFieldsIsRefusedNamingThem() {
+        String q = queueName("json-partial");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            ValidationException fluent = assertThrows(ValidationException.class, () -> queue.add("p", new Payment()));
+            assertEquals("data", fluent.field());
+            assertTrue(fluent.getMessage().contains("[amount, currency]"), fluent.getMessage());
+            ValidationException inherited = assertThrows(ValidationException.class,
+                    () -> queue.add("c", new Child()));
+            assertTrue(inherited.getMessage().contains("[tenant]"), inherited.getMessage());
+            assertEquals(java.util.List.of("bull:" + q + ":meta"), redis().keys("bull:" + q + ":*"),
+                    "nothing added");
+
+            Job tidy = queue.add("t", new Tidy());
+            assertEquals("{\"sku\":\"s-1\",\"qty\":2}", redis().hget("bull:" + q + ":" + tidy.id(), "data"));
+        }
+    }
+
     @Test
     void objectWithoutFieldsIsStillStoredAsEmptyObject() {
         String q = queueName("json-marker");

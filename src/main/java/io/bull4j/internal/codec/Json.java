@@ -21,19 +21,19 @@ public final class Json {
      * ISO-8601 text (Instant {@code "2024-05-01T12:00:00Z"}, LocalDate {@code "2024-05-01"}, Duration
      * {@code "PT1H30M"}), which JavaScript's {@code Date.parse} and {@code new Date()} read, and which a Node
      * producer's {@code JSON.stringify(new Date())} matches; Optional is its value or null. An object whose fields
-     * Jackson cannot see is refused rather than stored as {@code {}} ({@link EmptyBeanGuard}). Escapes use lower-case
+     * Jackson cannot see is refused rather than stored as {@code {}} ({@link HiddenFieldGuard}). Escapes use lower-case
      * hex digits, and NaN and the infinities are {@code null} ({@link NonFiniteAsNull}), as {@code JSON.stringify}.
      */
     public static final ObjectMapper DEFAULT = new ObjectMapper(JsonFactory.builder()
             .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).addDecorator(new NonFiniteAsNull()).build())
             .registerModule(new JavaTimeModule())
             .registerModule(new Jdk8Module())
-            .registerModule(EmptyBeanGuard.module())
+            .registerModule(HiddenFieldGuard.module())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            // EmptyBeanGuard decides about objects without visible properties, instead of Jackson's blanket refusal
+            // HiddenFieldGuard decides about objects without visible properties, instead of Jackson's blanket refusal
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
     private Json() {
