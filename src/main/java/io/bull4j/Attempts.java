@@ -23,9 +23,18 @@ final class Attempts {
     private Attempts() {
     }
 
-    /** The failed reason stored for {@code error}: its message, else its class name. */
+    /**
+     * The failed reason stored for {@code error}: its message, else its class name (also when getMessage itself
+     * throws: the failure must still be written, or the job would stall and run again).
+     */
     static String reason(Throwable error) {
-        return error.getMessage() != null ? error.getMessage() : error.getClass().getName();
+        String message;
+        try {
+            message = error.getMessage();
+        } catch (RuntimeException | LinkageError e) {
+            message = null;
+        }
+        return message != null ? message : error.getClass().getName();
     }
 
     /** Whether the attempt that failed with {@code error} is retried, as BullMQ decides before the backoff. */
@@ -73,14 +82,30 @@ final class Attempts {
     /** The job's stack traces with this failure appended, limited by its stackTraceLimit, as JSON. */
     static String stacktrace(Job job, Throwable error) {
         List<String> stack = job.stacktrace();
-        StringWriter w = new StringWriter();
-        error.printStackTrace(new PrintWriter(w));
-        stack.add(w.toString());
+        stack.add(printed(error));
         Integer limit = job.opts().stackTraceLimit();
         if (limit != null) {
             stack = stack.subList(Math.max(0, stack.size() - limit), stack.size());
         }
         return Json.write(Json.DEFAULT, stack, "stacktrace"); // protocol field: never the user's mapper
+    }
+
+    /**
+     * The stack trace as Java prints it; when printing throws (a toString or getMessage of the exception that
+     * throws), its class and frames without the message, so that the failure is still written.
+     */
+    static String printed(Throwable error) {
+        try {
+            StringWriter w = new StringWriter();
+            error.printStackTrace(new PrintWriter(w));
+            return w.toString();
+        } catch (RuntimeException | LinkageError e) {
+            StringBuilder b = new StringBuilder(error.getClass().getName());
+            for (StackTraceElement f : error.getStackTrace()) {
+                b.append(System.lineSeparator()).append("\tat ").append(f);
+            }
+            return b.append(System.lineSeparator()).toString();
+        }
     }
 
     /** The arguments of a finish of {@code job} under {@code token}, with the worker's options. */

@@ -208,9 +208,14 @@ public final class Job {
         return fields.get("failedReason");
     }
 
-    /** {@return the stack traces of failed attempts, oldest first; empty when none} */
+    /** {@return the stack traces of failed attempts, oldest first; empty when none, or when what is stored is not a JSON list} */
     public List<String> stacktrace() {
-        JsonNode n = Json.tree(fields.get("stacktrace"));
+        JsonNode n;
+        try {
+            n = Json.tree(fields.get("stacktrace"));
+        } catch (RuntimeException e) {
+            n = null; // unreadable: none, as BullMQ's getTraces (a failure must still be recorded over it)
+        }
         List<String> out = new ArrayList<>();
         if (n != null && n.isArray()) {
             n.forEach(e -> out.add(e.asText()));

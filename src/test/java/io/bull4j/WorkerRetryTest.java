@@ -56,6 +56,49 @@ class WorkerRetryTest {
         }
     }
 
+    /** An exception whose message cannot be read: getMessage (and so toString and printStackTrace) throws. */
+    static final class UnprintableException extends RuntimeException {
+        @Override
+        public String getMessage() {
+            throw new NullPointerException("a message built from a null field");
+        }
+    }
+
+    /**
+     * A failure is written even when the exception cannot be printed, or the stack traces stored before cannot be
+     * read: before, the outcome could not be recorded, the job stayed active under a lock no one renewed, and the
+     * stalled check ran it again (a single-attempt job ran twice, its real error lost).
+     */
+    @Test
+    void aFailureIsWrittenWhenTheExceptionOrTheStoredTracesCannotBeRead() throws Exception {
+        String q = queueName("retry-unprintable");
+        AtomicInteger runs = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job unprintable = queue.add("u", Map.of(), JobOptions.builder().attempts(1).build());
+            Job badTraces = queue.add("b", Map.of(), JobOptions.builder().attempts(1).build());
+            redis().hset(key(q, badTraces.id()), "stacktrace", "not a JSON list");
+            try (Worker worker = new Worker(q, job -> {
+                runs.incrementAndGet();
+                if (job.id().equals(unprintable.id())) {
+                    throw new UnprintableException();
+                }
+                throw new IllegalStateException("plain");
+            }, workerOptions().build())) {
+                eventually(WAIT, () -> redis().zcard(key(q, "failed")) == 2, "both failed");
+            }
+            Map<String, String> u = hash(q, unprintable.id());
+            assertEquals(UnprintableException.class.getName(), u.get("failedReason"), "the class name instead");
+            JsonNode uStack = json(u.get("stacktrace"));
+            assertEquals(1, uStack.size());
+            assertTrue(uStack.get(0).asText().startsWith(UnprintableException.class.getName()), uStack.toString());
+            assertTrue(uStack.get(0).asText().contains("\tat "), "its frames: " + uStack);
+            JsonNode bStack = json(hash(q, badTraces.id()).get("stacktrace"));
+            assertEquals(1, bStack.size(), "the unreadable traces replaced by this failure's, as BullMQ's getTraces");
+            assertTrue(bStack.get(0).asText().contains("plain"));
+            assertEquals(2, runs.get(), "each job ran once");
+        }
+    }
+
     @Test
     void listenersSeeTheJobAsTheOutcomeLeftIt() throws Exception {
         String q = queueName("snapshot");
