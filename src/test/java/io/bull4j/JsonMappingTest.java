@@ -136,6 +136,31 @@ class JsonMappingTest {
         }
     }
 
+    /**
+     * What the default mapper writes, a worker reads back: a string over Jackson's 20 M characters (a large base64
+     * attachment), a number of 1,500 digits, a property name of 60,000 characters. Before, each was added and then
+     * failed every attempt of its job ("exceeds the maximum allowed").
+     */
+    @Test
+    void dataPastJacksonsDefaultReadLimitsIsReadBack() throws Exception {
+        String q = queueName("json-limits");
+        String big = "a".repeat(20_000_001);
+        java.math.BigInteger digits = new java.math.BigInteger("7".repeat(1_500));
+        String name = "n".repeat(60_000);
+        CompletableFuture<Map<String, Object>> seen = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 seen.complete(job.data(new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { }));
+                 return null;
+             }, workerOptions().build())) {
+            queue.add("big", Map.of("s", big, "n", digits, name, 1));
+            Map<String, Object> data = await(seen);
+            assertEquals(big.length(), ((String) data.get("s")).length());
+            assertEquals(digits, data.get("n"));
+            assertEquals(1, data.get(name));
+        }
+    }
+
     @Test
     void objectWithoutFieldsIsStillStoredAsEmptyObject() {
         String q = queueName("json-marker");

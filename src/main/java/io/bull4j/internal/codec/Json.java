@@ -2,6 +2,7 @@ package io.bull4j.internal.codec;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
@@ -17,6 +18,18 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
  */
 public final class Json {
     /**
+     * What the default mapper reads: whatever it (or Node's JSON.stringify) writes, so that a job added is never one
+     * its worker cannot read. Jackson's defaults refuse strings over 20 M characters (a 15 MB base64 attachment),
+     * numbers over 1,000 digits and property names over 50,000 characters, which writing allows. Nesting stays at
+     * Jackson's 1,000 levels, the depth it also writes.
+     */
+    static final StreamReadConstraints READ_LIMITS = StreamReadConstraints.builder()
+            .maxStringLength(Integer.MAX_VALUE)
+            .maxNumberLength(Integer.MAX_VALUE)
+            .maxNameLength(Integer.MAX_VALUE)
+            .build();
+
+    /**
      * Lenient on unknown properties, since Node producers may add fields a Java record lacks. java.time values are
      * ISO-8601 text (Instant {@code "2024-05-01T12:00:00Z"}, LocalDate {@code "2024-05-01"}, Duration
      * {@code "PT1H30M"}), which JavaScript's {@code Date.parse} and {@code new Date()} read, and which a Node
@@ -25,7 +38,8 @@ public final class Json {
      * hex digits, and NaN and the infinities are {@code null} ({@link NonFiniteAsNull}), as {@code JSON.stringify}.
      */
     public static final ObjectMapper DEFAULT = new ObjectMapper(JsonFactory.builder()
-            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).addDecorator(new NonFiniteAsNull()).build())
+            .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).addDecorator(new NonFiniteAsNull())
+            .streamReadConstraints(READ_LIMITS).build())
             .registerModule(new JavaTimeModule())
             .registerModule(new Jdk8Module())
             .registerModule(HiddenFieldGuard.module())
