@@ -37,9 +37,13 @@ final class Attempts {
         return message != null ? message : error.getClass().getName();
     }
 
-    /** Whether the attempt that failed with {@code error} is retried, as BullMQ decides before the backoff. */
-    static boolean mayRetry(Job job, Throwable error) {
-        return !(error instanceof UnrecoverableException) && job.attemptsMade() + 1 < job.opts().attempts();
+    /**
+     * Whether the attempt that failed with {@code error} is retried, as BullMQ decides before the backoff: not when
+     * it is unrecoverable, its attempts are used, or it was started {@code maxStartedAttempts} times (0: no limit).
+     */
+    static boolean mayRetry(Job job, Throwable error, int maxStartedAttempts) {
+        return !(error instanceof UnrecoverableException) && job.attemptsMade() + 1 < job.opts().attempts()
+                && !(maxStartedAttempts > 0 && job.attemptsStarted() >= maxStartedAttempts);
     }
 
     /**

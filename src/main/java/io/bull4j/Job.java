@@ -39,6 +39,9 @@ public final class Job {
     private final QueueContext ctx;
     private final String id;
     private final Map<String, String> fields;
+    /** Data and progress this object wrote (updateData, updateProgress): read instead, as BullMQ's job keeps them. */
+    private volatile String writtenData;
+    private volatile String writtenProgress;
     private volatile JobOptions opts; // read from the opts field on first use: many jobs are never asked
     private final String token;
     private volatile BiConsumer<Job, Object> progressListener;
@@ -114,7 +117,8 @@ public final class Job {
 
     /** {@return the data as stored: a JSON text ({@code {}} when a producer stored none)} */
     public String dataJson() {
-        String data = fields.get("data");
+        String written = writtenData;
+        String data = written != null ? written : fields.get("data");
         return data == null || data.isEmpty() ? "{}" : data;
     }
 
@@ -188,9 +192,11 @@ public final class Job {
      * @throws JobException (reason {@code BAD_DATA}, naming the field and the job) when the stored progress is not JSON
      */
     public Object progress() {
-        String json = fields.get("progress");
-        return json == null || json.isEmpty() ? 0
+        String written = writtenProgress;
+        String json = written != null ? written : fields.get("progress");
+        Object progress = json == null || json.isEmpty() ? null
                 : readField("progress", json, ctx.mapper.constructType(Object.class));
+        return progress == null ? 0 : progress; // JSON null too, as BullMQ's progress ?? 0
     }
 
     /** A stored JSON field read as {@code type}; unreadable, a JobException naming the field and the job. */
@@ -328,6 +334,7 @@ public final class Job {
     public void updateProgress(Object progress) {
         String json = Json.write(ctx.mapper, progress, "progress");
         ctx.await(JobData.updateProgress(ctx.scripts(), ctx.keys, id, json), "updateProgress");
+        writtenProgress = json;
         BiConsumer<Job, Object> listener = progressListener;
         if (listener != null) {
             listener.accept(this, progress);
@@ -346,7 +353,20 @@ public final class Job {
     }
 
     /**
-     * Replaces the job's data. This snapshot does not change; {@link #refresh()} reads the new one.
+     * Empties the job's log, or keeps only its newest lines, as BullMQ's {@code job.clearLogs}.
+     *
+     * @param keepLogs the newest lines to keep; 0 deletes the log
+     * @return the number of lines left
+     * @throws ValidationException when {@code keepLogs} is negative
+     */
+    public long clearLogs(int keepLogs) {
+        ValidationException.check(keepLogs >= 0, "keepLogs", "must be >= 0 (was " + keepLogs + ")");
+        return ctx.await(JobData.clearLogs(ctx.scripts(), ctx.keys, id, keepLogs), "clearLogs");
+    }
+
+    /**
+     * Replaces the job's data. This object's {@code data} methods then read the new data, as BullMQ's
+     * {@code job.data} does after {@code updateData}; its other fields stay as read ({@link #refresh()} reads all).
      *
      * @param data the new data, serialized to JSON with the mapper
      * @throws ValidationException when it cannot be serialized
@@ -354,6 +374,7 @@ public final class Job {
     public void updateData(Object data) {
         String json = Json.write(ctx.mapper, data, "data");
         ctx.await(JobData.updateData(ctx.scripts(), ctx.keys, id, json), "updateData");
+        writtenData = json;
     }
 
     /** {@return where the job is now, read from Redis; {@link JobState#UNKNOWN} when it no longer exists} */

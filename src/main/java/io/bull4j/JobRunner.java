@@ -283,6 +283,9 @@ final class JobRunner {
                 if (job.deferredFailure() != null) {
                     throw new UnrecoverableException(job.deferredFailure());
                 }
+                if (opts.maxStartedAttempts() > 0 && job.attemptsStarted() > opts.maxStartedAttempts()) {
+                    throw new UnrecoverableException("job started more than allowable limit"); // as BullMQ
+                }
                 result = AsyncResults.await(processor.process(job));
             } catch (Exception | Error e) {
                 late = !control.end(run); // no cancellation interrupts the thread after this
@@ -533,7 +536,7 @@ final class JobRunner {
         String reason = Attempts.reason(error);
         String stack = Attempts.stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
-        if (Attempts.mayRetry(job, error)) {
+        if (Attempts.mayRetry(job, error, opts.maxStartedAttempts())) {
             Duration delay = Attempts.retryDelay(ctx, opts, job, attemptsMade, error);
             if (delay != null) {
                 if (delay.isZero()) {

@@ -43,7 +43,7 @@ final class ManualJobs {
         String reason = Attempts.reason(error);
         String stack = Attempts.stacktrace(job, error);
         int attemptsMade = job.attemptsMade() + 1;
-        if (Attempts.mayRetry(job, error)) {
+        if (Attempts.mayRetry(job, error, opts.maxStartedAttempts())) {
             Duration delay = Attempts.retryDelay(ctx, opts, job, attemptsMade, error);
             if (delay != null && delay.isZero()) {
                 ctx.await(RetryJob.run(ctx.scripts(), ctx.keys, job.id(), token, reason, stack, ctx.now()),

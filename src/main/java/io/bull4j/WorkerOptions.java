@@ -42,6 +42,7 @@ public final class WorkerOptions {
     private final Duration stalledInterval;
     private final Duration stalledSweepInterval;
     private final int maxStalledCount;
+    private final int maxStartedAttempts;
     private final Duration drainDelay;
     private final Duration closeTimeout;
     private final boolean autorun;
@@ -72,6 +73,7 @@ public final class WorkerOptions {
         stalledInterval = b.stalledInterval;
         stalledSweepInterval = b.stalledSweepInterval;
         maxStalledCount = b.maxStalledCount;
+        maxStartedAttempts = b.maxStartedAttempts;
         drainDelay = b.drainDelay;
         closeTimeout = b.closeTimeout;
         autorun = b.autorun;
@@ -109,6 +111,7 @@ public final class WorkerOptions {
         b.stalledInterval = stalledInterval;
         b.stalledSweepInterval = stalledSweepInterval;
         b.maxStalledCount = maxStalledCount;
+        b.maxStartedAttempts = maxStartedAttempts;
         b.drainDelay = drainDelay;
         b.closeTimeout = closeTimeout;
         b.autorun = autorun;
@@ -147,6 +150,9 @@ public final class WorkerOptions {
     public Duration stalledSweepInterval() { return stalledSweepInterval; }
     /** {@return how many times a job may stall before it is failed} */
     public int maxStalledCount() { return maxStalledCount; }
+
+    /** {@return the most times a job may be started before it is failed without running; 0 for no limit} */
+    public int maxStartedAttempts() { return maxStartedAttempts; }
     /** {@return the longest single blocking wait for a job while the queue is empty} */
     public Duration drainDelay() { return drainDelay; }
     /**
@@ -211,7 +217,8 @@ public final class WorkerOptions {
         WorkerOptions x = (WorkerOptions) o;
         return concurrency == x.concurrency && lockDuration.equals(x.lockDuration)
                 && lockRenewTime.equals(x.lockRenewTime) && stalledInterval.equals(x.stalledInterval)
-                && stalledSweepInterval.equals(x.stalledSweepInterval) && maxStalledCount == x.maxStalledCount && drainDelay.equals(x.drainDelay)
+                && stalledSweepInterval.equals(x.stalledSweepInterval) && maxStalledCount == x.maxStalledCount
+                && maxStartedAttempts == x.maxStartedAttempts && drainDelay.equals(x.drainDelay)
                 && closeTimeout.equals(x.closeTimeout) && autorun == x.autorun
                 && Objects.equals(name, x.name) && prefix.equals(x.prefix) && connection == x.connection
                 && Objects.equals(removeOnComplete, x.removeOnComplete) && Objects.equals(removeOnFail, x.removeOnFail)
@@ -237,6 +244,7 @@ public final class WorkerOptions {
         return "WorkerOptions{concurrency=" + concurrency + ", lockDuration=" + lockDuration + ", lockRenewTime="
                 + lockRenewTime + ", stalledInterval=" + stalledInterval + ", stalledSweepInterval=" + stalledSweepInterval
                 + ", maxStalledCount=" + maxStalledCount
+                + (maxStartedAttempts > 0 ? ", maxStartedAttempts=" + maxStartedAttempts : "")
                 + ", drainDelay=" + drainDelay + ", closeTimeout=" + closeTimeout + ", autorun=" + autorun
                 + ", name=" + name + ", prefix=" + prefix
                 + ", removeOnComplete=" + removeOnComplete + ", removeOnFail=" + removeOnFail + ", virtualThreads="
@@ -260,6 +268,7 @@ public final class WorkerOptions {
         private Duration stalledInterval = DEFAULT_STALLED_INTERVAL;
         private Duration stalledSweepInterval = DEFAULT_STALLED_SWEEP_INTERVAL;
         private int maxStalledCount = DEFAULT_MAX_STALLED_COUNT;
+        private int maxStartedAttempts;
         private Duration drainDelay = DEFAULT_DRAIN_DELAY;
         private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
         private boolean autorun = true;
@@ -404,6 +413,21 @@ public final class WorkerOptions {
         public Builder maxStalledCount(int count) {
             ValidationException.check(count >= 0, "maxStalledCount", "must be >= 0 (was " + count + ")");
             this.maxStalledCount = count;
+            return this;
+        }
+
+        /**
+         * How many times a job may be started (its {@link Job#attemptsStarted()}: attempts, stalls and rate-limit
+         * returns all count) before this worker fails it without running it, with the failed reason
+         * {@code "job started more than allowable limit"}; a job started that many times is not retried either.
+         * BullMQ's {@code maxStartedAttempts}. Default 0: no limit.
+         *
+         * @param max zero (no limit) or more
+         * @return this builder
+         */
+        public Builder maxStartedAttempts(int max) {
+            ValidationException.check(max >= 0, "maxStartedAttempts", "must be >= 0 (was " + max + ")");
+            this.maxStartedAttempts = max;
             return this;
         }
 

@@ -99,6 +99,38 @@ class WorkerRetryTest {
         }
     }
 
+    /**
+     * maxStartedAttempts, as BullMQ's worker option: a job started that many times is not retried, and one started
+     * more often (here: stalled twice before) is failed without running, "job started more than allowable limit".
+     */
+    @Test
+    void maxStartedAttemptsEndsRetriesAndFailsAJobStartedTooOften() throws Exception {
+        String q = queueName("retry-max-started");
+        AtomicInteger runs = new AtomicInteger();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job retried = queue.add("r", Map.of(), JobOptions.builder().attempts(5).build());
+            try (Worker worker = new Worker(q, job -> {
+                runs.incrementAndGet();
+                throw new IllegalStateException("boom " + job.attemptsMade());
+            }, workerOptions().maxStartedAttempts(2).build())) {
+                eventually(WAIT, () -> redis().zscore(key(q, "failed"), retried.id()) != null, "failed");
+                Map<String, String> h = hash(q, retried.id());
+                assertEquals("boom 1", h.get("failedReason"), "two starts, then no retry though attempts remain");
+                assertEquals("2", h.get("ats"));
+                assertEquals(2, runs.get());
+
+                worker.pause();
+                Job tooOften = queue.add("t", Map.of(), JobOptions.builder().attempts(5).build());
+                redis().hset(key(q, tooOften.id()), "ats", "2"); // started twice before (stalls)
+                worker.resume();
+                eventually(WAIT, () -> redis().zscore(key(q, "failed"), tooOften.id()) != null, "failed");
+                assertEquals("job started more than allowable limit", hash(q, tooOften.id()).get("failedReason"));
+                assertEquals(2, runs.get(), "not run");
+            }
+        }
+        assertThrows(ValidationException.class, () -> WorkerOptions.builder().maxStartedAttempts(-1));
+    }
+
     @Test
     void listenersSeeTheJobAsTheOutcomeLeftIt() throws Exception {
         String q = queueName("snapshot");

@@ -7,12 +7,13 @@ import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The job-data transitions (lua/updateProgress.lua, addLog.lua, updateData.lua, getState.lua): small writes and
- * reads on one job that need to see whether the job exists in the same step.
+ * The job-data transitions (lua/updateProgress.lua, addLog.lua, clearLogs.lua, updateData.lua, getState.lua): small
+ * writes and reads on one job that need to see whether the job exists in the same step.
  */
 public final class JobData {
     static final LuaScript PROGRESS = LuaScript.load("updateProgress");
     static final LuaScript LOG = LuaScript.load("addLog");
+    static final LuaScript CLEAR_LOGS = LuaScript.load("clearLogs");
     static final LuaScript DATA = LuaScript.load("updateData");
     static final LuaScript STATE = LuaScript.load("getState");
 
@@ -34,6 +35,11 @@ public final class JobData {
                     ScriptErrors.check(code, k.name(), jobId, "addLog");
                     return code;
                 });
+    }
+
+    /** Keeps the newest {@code keep} lines of the job's log (0: deletes it); returns the number left. */
+    public static CompletableFuture<Long> clearLogs(ScriptRunner runner, QueueKeys k, String jobId, int keep) {
+        return runner.run(CLEAR_LOGS, ScriptOutputType.INTEGER, new String[] {k.logs(jobId)}, Integer.toString(keep));
     }
 
     public static CompletableFuture<Void> updateData(ScriptRunner runner, QueueKeys k, String jobId, String json) {

@@ -77,6 +77,7 @@ class ScriptKeysTest {
         m.put("releaseLock", () -> Locks.release(runner, K, "missing", "t:1"));
         m.put("updateProgress", () -> JobData.updateProgress(runner, K, "missing", "1"));
         m.put("addLog", () -> JobData.addLog(runner, K, "missing", "line", 3));
+        m.put("clearLogs", () -> JobData.clearLogs(runner, K, "missing", 1));
         m.put("updateData", () -> JobData.updateData(runner, K, "missing", "{}"));
         m.put("getState", () -> JobData.state(runner, K, "missing"));
         m.put("changeDelay", () -> ChangeDelay.run(runner, K, "missing", 10, now));
