@@ -9,7 +9,7 @@
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Queue, Worker, Job, UnrecoverableError, FlowProducer } from 'bullmq';
+import { Queue, Worker, Job, UnrecoverableError, FlowProducer, DelayedError, WaitingChildrenError } from 'bullmq';
 import IORedis from 'ioredis';
 
 const STEP_TIMEOUT_MS = 30_000;
@@ -48,6 +48,26 @@ async function behave(behaviours, job, queue) {
   }
   for (const line of b.logs ?? []) {
     await job.log(line);
+  }
+  // spawnChild: the job adds a child of its own, then waits for it; updateDataTo: the processor replaces the data;
+  // moveToDelayedMs: the job moves itself to delayed (first start only)
+  if (b.spawnChild !== undefined) {
+    const counts = await job.getDependenciesCount();
+    if (!counts.processed) {
+      const c = b.spawnChild;
+      await queue.add(c.name, c.data, { ...(c.opts ?? {}), jobId: c.jobId, parent: { id: job.id, queue: job.queueQualifiedName } });
+      if (await job.moveToWaitingChildren(job.token)) {
+        throw new WaitingChildrenError();
+      }
+    }
+    return job.getChildrenValues();
+  }
+  if (b.updateDataTo !== undefined) {
+    await job.updateData(b.updateDataTo);
+  }
+  if (b.moveToDelayedMs !== undefined && job.attemptsStarted <= 1) {
+    await job.moveToDelayed(Date.now() + b.moveToDelayedMs, job.token);
+    throw new DelayedError();
   }
   if (b.pauseQueue) {
     await queue.pause();
@@ -122,13 +142,88 @@ async function jobOp(job, spec) {
     throw new Error(`no job ${spec.id}`);
   }
   switch (spec.op) {
+    // answers recorded by a step with "record": true
+    case 'updateProgress': return job.updateProgress(spec.progress);
+    case 'log': return job.log(spec.line);
+    case 'clearLogs': return job.clearLogs(spec.keepLogs);
+    case 'removeDeduplicationKey': return job.removeDeduplicationKey();
+    case 'getState': return job.getState();
+    case 'removeUnprocessedChildren': return job.removeUnprocessedChildren();
+    case 'removeChildDependency': return job.removeChildDependency();
+    case 'childrenValues': return job.getChildrenValues();
+    case 'failedChildrenValues': return job.getFailedChildrenValues();
+    case 'dependenciesCount': return job.getDependenciesCount();
+    case 'ignoredFailures': return job.getIgnoredChildrenFailures();
+    case 'dependencies': {
+      const d = await job.getDependencies();
+      return { processed: d.processed, unprocessed: [...(d.unprocessed ?? [])].sort(), ignored: d.ignored,
+        failed: [...(d.failed ?? [])].sort() };
+    }
+    case 'removeKeepChildren': return job.remove({ removeChildren: false }).then(() => true, () => false);
+    case 'read': {
+      const j = await Job.fromId(job.queue, job.id);
+      if (!j) return 'missing';
+      return { name: j.name, data: j.data, progress: j.progress, delay: j.delay, priority: j.priority,
+        attemptsMade: j.attemptsMade, attemptsStarted: j.attemptsStarted, stalledCounter: j.stalledCounter,
+        returnvalue: j.returnvalue, failedReason: j.failedReason, deduplicationId: j.deduplicationId ?? null,
+        parentKey: j.parentKey ?? null, finished: j.finishedOn != null, processed: j.processedOn != null };
+    }
     case 'promote': return job.promote();
-    case 'retry': return job.retry(spec.state ?? 'failed');
+    case 'retry': return job.retry(spec.state ?? 'failed',
+      { resetAttemptsMade: spec.resetAttemptsMade, resetAttemptsStarted: spec.resetAttemptsStarted });
     case 'updateData': return job.updateData(spec.data);
-    case 'remove': return job.remove();
-    case 'changePriority': return job.changePriority({ priority: spec.priority });
+    case 'remove': return spec.record ? job.remove().then(() => true, () => false) : job.remove();
+    case 'changePriority': return job.changePriority({ priority: spec.priority, lifo: spec.lifo });
     case 'changeDelay': return job.changeDelay(spec.delay);
     default: throw new Error(`unknown job op ${spec.op}`);
+  }
+}
+
+// Answers of recorded steps go to the Redis list 'answers', so that the snapshot compares them too.
+const jobCache = new Map();
+function canon(v) {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return v.map(canon);
+  if (typeof v === 'object') {
+    const o = {};
+    for (const k of Object.keys(v).sort()) o[k] = canon(v[k]);
+    return o;
+  }
+  return v;
+}
+const answerClients = new Map();
+let currentUrl = null;
+async function record(q, step, value) {
+  const url = currentUrl;
+  if (!answerClients.has(url)) answerClients.set(url, new IORedis(url));
+  const client = answerClients.get(url);
+  await client.rpush('answers', `${step}: ${JSON.stringify(canon(value))}`);
+}
+async function query(q, spec) {
+  switch (spec.what) {
+    case 'counts': return q.getJobCounts(...(spec.types ?? []));
+    case 'jobs': return (await q.getJobs(spec.types, spec.start ?? 0, spec.end ?? -1, spec.asc ?? false))
+      .map((j) => j.id);
+    case 'countsPerPriority': return q.getCountsPerPriority(spec.priorities);
+    case 'logs': return q.getJobLogs(spec.id, spec.start ?? 0, spec.end ?? -1, spec.asc ?? true);
+    case 'dedupJobId': return q.getDeduplicationJobId(spec.id);
+    case 'removeDedupKey': return q.removeDeduplicationKey(spec.id);
+    case 'obliterate': return q.obliterate({ force: spec.force ?? false });
+    case 'trimEvents': return q.trimEvents(spec.maxLength);
+    case 'clean': return q.clean(spec.graceMs, spec.limit, spec.type);
+    case 'retryJobs': return q.retryJobs({ state: spec.state, count: spec.count, timestamp: spec.timestamp });
+    case 'promoteJobs': return q.promoteJobs({ count: spec.count });
+    case 'remove': return q.remove(spec.id, { removeChildren: spec.removeChildren ?? true });
+    case 'state': return q.getJobState(spec.id);
+    case 'count': return q.count();
+    case 'add': {
+      if (!spec.defaultJobOptions) return (await q.add(spec.name, spec.data, spec.opts)).id;
+      const dq = new Queue(q.name, { connection: { url: currentUrl }, defaultJobOptions: spec.defaultJobOptions });
+      try { return (await dq.add(spec.name, spec.data, spec.opts)).id; } finally { await dq.close(); }
+    }
+    case 'addBulk': return (await q.addBulk(spec.jobs)).map((j) => j.id);
+    case 'isPaused': return q.isPaused();
+    default: throw new Error(`unknown query ${spec.what}`);
   }
 }
 
@@ -148,6 +243,8 @@ async function addFlow(cmd, tree) {
 }
 
 async function runStep(cmd) {
+  if (cmd.step === 0) jobCache.clear();
+  currentUrl = cmd.url;
   const scenario = JSON.parse(readFileSync(cmd.file, 'utf8'));
   const step = scenario.steps[cmd.step];
   const [kind] = Object.keys(step);
@@ -163,7 +260,33 @@ async function runStep(cmd) {
     case 'resume':
       return withQueue(cmd, (q) => q.resume());
     case 'job':
+      if (step.job.record) {
+        return withQueue(cmd, async (q) => {
+          // a cached Job object (from an earlier step of this run) when "cached": an op on a job removed since
+          let job = step.job.cached ? jobCache.get(step.job.id) : undefined;
+          if (step.job.id.startsWith('@')) { // the oldest job of a state, e.g. "@delayed"
+            const [first] = await q.getJobs([step.job.id.slice(1)], 0, 0, true);
+            step.job.id = first ? first.id : 'none';
+          }
+          if (!job) job = await Job.fromId(q, step.job.id);
+          if (job && step.job.keep) jobCache.set(step.job.id, job);
+          if (!job) return record(q, cmd.step, 'no job');
+          if (step.job.sequence) { // several ops on one Job object, after removing the job when removeFirst
+            if (step.job.removeFirst) await q.remove(step.job.id);
+            const results = [];
+            for (const op of step.job.sequence) {
+              results.push(await jobOp(job, { ...op, id: step.job.id, record: true }).then((v) => v, () => ({ error: true })));
+            }
+            return record(q, cmd.step, results);
+          }
+          if (step.job.cached && job.queue !== q) job.queue = q;
+          return record(q, cmd.step, await jobOp(job, step.job).then((v) => v, (e) => ({ error: true })));
+        });
+      }
       return withQueue(cmd, async (q) => jobOp(await Job.fromId(q, step.job.id), step.job));
+    case 'query':
+      return withQueue(cmd, async (q) => record(q, cmd.step,
+        await query(q, step.query).then((v) => v, (e) => ({ error: true }))));
     case 'clean':
       return withQueue(cmd, (q) => q.clean(step.clean.graceMs, step.clean.limit, step.clean.type));
     case 'drain':

@@ -5,6 +5,7 @@ import io.bull4j.Backoff;
 import io.bull4j.BulkJob;
 import io.bull4j.Bull4jConnection;
 import io.bull4j.Job;
+import io.bull4j.JobDependencies;
 import io.bull4j.JobOptions;
 import io.bull4j.JobScheduler;
 import io.bull4j.JobState;
@@ -77,12 +78,70 @@ final class DifferentialJavaSide {
                 }
             }
             case "job" -> {
+                if (step.path("record").asBoolean()) { // the answer goes to the list 'answers', compared too
+                    if (i == 0) {
+                        jobCache.clear();
+                    }
+                    try (Queue q = queue(queueName)) {
+                        String id = step.get("id").asText();
+                        if (id.startsWith("@")) { // the oldest job of a state, e.g. "@delayed"
+                            List<Job> first = q.getJobs(java.util.Set.of(JobState.fromWireName(id.substring(1))), 0, 0, true);
+                            id = first.isEmpty() ? "none" : first.get(0).id();
+                        }
+                        Job job = step.path("cached").asBoolean() ? jobCache.get(id) : null;
+                        if (job == null) {
+                            job = q.getJob(id);
+                        }
+                        if (job != null && step.path("keep").asBoolean()) {
+                            jobCache.put(id, job);
+                        }
+                        Object answer;
+                        if (job == null) {
+                            answer = "no job";
+                        } else if (step.has("sequence")) {
+                            if (step.path("removeFirst").asBoolean()) {
+                                q.remove(id);
+                            }
+                            List<Object> results = new ArrayList<>();
+                            for (JsonNode op : step.get("sequence")) {
+                                try {
+                                    results.add(recordedJobOp(q, job, op));
+                                } catch (RuntimeException e) {
+                                    results.add(Map.of("error", true));
+                                }
+                            }
+                            answer = results;
+                        } else {
+                            try {
+                                answer = recordedJobOp(q, job, step);
+                            } catch (RuntimeException e) {
+                                answer = Map.of("error", true);
+                            }
+                        }
+                        record(i, answer);
+                    }
+                    return;
+                }
                 try (Queue q = queue(queueName)) {
                     Job job = q.getJob(step.get("id").asText());
                     if (job == null) {
                         throw new IllegalStateException(s.name() + ": no job " + step.get("id"));
                     }
                     jobOp(job, step);
+                }
+            }
+            case "query" -> {
+                if (i == 0) {
+                    jobCache.clear();
+                }
+                try (Queue q = queue(queueName)) {
+                    Object answer;
+                    try {
+                        answer = query(q, step);
+                    } catch (RuntimeException e) {
+                        answer = Map.of("error", true);
+                    }
+                    record(i, answer);
                 }
             }
             case "clean" -> {
@@ -166,6 +225,171 @@ final class DifferentialJavaSide {
         }
     }
 
+    // ---- recorded answers: what a call returned, kept in the Redis list 'answers' so that the snapshot compares it ----
+    private final Map<String, Job> jobCache = new java.util.HashMap<>();
+    private static final com.fasterxml.jackson.databind.ObjectMapper CANON = new com.fasterxml.jackson.databind.ObjectMapper()
+            .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+
+    private void record(int step, Object answer) throws Exception {
+        JsonNode tree = CANON.valueToTree(answer);
+        redis.rpush("answers", step + ": " + CANON.writeValueAsString(sortTree(tree)));
+    }
+
+    private static JsonNode sortTree(JsonNode n) {
+        if (n.isObject()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = CANON.createObjectNode();
+            List<String> names = new ArrayList<>();
+            n.fieldNames().forEachRemaining(names::add);
+            java.util.Collections.sort(names);
+            for (String k : names) {
+                o.set(k, sortTree(n.get(k)));
+            }
+            return o;
+        }
+        if (n.isArray()) {
+            com.fasterxml.jackson.databind.node.ArrayNode a = CANON.createArrayNode();
+            n.forEach(c -> a.add(sortTree(c)));
+            return a;
+        }
+        return n;
+    }
+
+    private static JobState[] states(JsonNode types) {
+        List<JobState> out = new ArrayList<>();
+        for (JsonNode t : types) {
+            out.add(JobState.fromWireName(t.asText()));
+        }
+        return out.toArray(new JobState[0]);
+    }
+
+    private static Object recordedJobOp(Queue q, Job job, JsonNode spec) {
+        switch (spec.get("op").asText()) {
+            case "updateProgress" -> job.updateProgress(spec.get("progress"));
+            case "log" -> { return job.log(spec.get("line").asText()); }
+            case "clearLogs" -> job.clearLogs(spec.path("keepLogs").asInt(0));
+            case "removeDeduplicationKey" -> { return job.removeDeduplicationKey(); }
+            case "getState" -> { return job.getState().wireName(); }
+            case "removeUnprocessedChildren" -> job.removeUnprocessedChildren();
+            case "removeChildDependency" -> { return job.removeChildDependency(); }
+            case "childrenValues" -> { return job.getChildrenValues(); }
+            case "failedChildrenValues" -> { return job.getFailedChildrenValues(); }
+            case "dependenciesCount" -> {
+                JobDependencies.Counts c = job.getDependenciesCount();
+                return Map.of("processed", c.processed(), "unprocessed", c.unprocessed(), "ignored", c.ignored(),
+                        "failed", c.failed());
+            }
+            case "remove" -> { return job.remove(); }
+            case "ignoredFailures" -> { return job.getIgnoredChildrenFailures(); }
+            case "dependencies" -> {
+                JobDependencies d = job.getDependencies();
+                Map<String, Object> processed = new TreeMap<>();
+                d.processed().forEach((k, v) -> {
+                    try {
+                        processed.put(k, InteropKit.JSON.readTree(v));
+                    } catch (Exception e) {
+                        processed.put(k, "unparsable " + v);
+                    }
+                });
+                return Map.of("processed", processed, "unprocessed", d.unprocessed().stream().sorted().toList(),
+                        "ignored", d.ignored(), "failed", d.failed().stream().sorted().toList());
+            }
+            case "removeKeepChildren" -> { return job.remove(false); }
+            case "retry" -> job.retry(JobState.fromWireName(spec.path("state").asText("failed")),
+                    spec.path("resetAttemptsMade").asBoolean(), spec.path("resetAttemptsStarted").asBoolean());
+            case "changePriority" -> job.changePriority(spec.get("priority").asInt(), spec.path("lifo").asBoolean());
+            case "read" -> {
+                Job j = q.getJob(job.id());
+                if (j == null) {
+                    return "missing";
+                }
+                Map<String, Object> m = new TreeMap<>();
+                m.put("name", j.name());
+                m.put("data", j.data());
+                m.put("progress", j.progress());
+                m.put("delay", j.delay().toMillis());
+                m.put("priority", j.priority());
+                m.put("attemptsMade", j.attemptsMade());
+                m.put("attemptsStarted", j.attemptsStarted());
+                m.put("stalledCounter", j.stalledCounter());
+                m.put("returnvalue", j.returnValueJson() == null ? null : InteropKit.JSON.valueToTree(j.returnValue(Object.class)));
+                m.put("failedReason", j.failedReason());
+                m.put("deduplicationId", j.deduplicationId());
+                m.put("parentKey", j.parentKey());
+                m.put("finished", j.finishedOn() != null);
+                m.put("processed", j.processedOn() != null);
+                return m;
+            }
+            default -> jobOp(job, spec);
+        }
+        return null;
+    }
+
+    private static Object query(Queue q, JsonNode spec) {
+        switch (spec.get("what").asText()) {
+            case "counts" -> {
+                Map<String, Long> out = new TreeMap<>();
+                q.getJobCounts(states(spec.path("types"))).forEach((k, v) -> out.put(k.wireName(), v));
+                return out;
+            }
+            case "jobs" -> {
+                return q.getJobs(new java.util.LinkedHashSet<>(Arrays.asList(states(spec.path("types")))),
+                        spec.path("start").asLong(0), spec.path("end").asLong(-1), spec.path("asc").asBoolean(false))
+                        .stream().map(Job::id).toList();
+            }
+            case "countsPerPriority" -> {
+                int[] p = new int[spec.get("priorities").size()];
+                for (int k = 0; k < p.length; k++) {
+                    p[k] = spec.get("priorities").get(k).asInt();
+                }
+                Map<String, Long> out = new TreeMap<>();
+                q.getCountsPerPriority(p).forEach((k, v) -> out.put(String.valueOf(k), v));
+                return out;
+            }
+            case "logs" -> {
+                io.bull4j.JobLogs l = q.getJobLogs(spec.get("id").asText(), spec.path("start").asLong(0),
+                        spec.path("end").asLong(-1), spec.path("asc").asBoolean(true));
+                return Map.of("logs", l.logs(), "count", l.count());
+            }
+            case "dedupJobId" -> { return q.getDeduplicationJobId(spec.get("id").asText()); }
+            case "removeDedupKey" -> { return q.removeDeduplicationKey(spec.get("id").asText()) ? 1 : 0; }
+            case "obliterate" -> q.obliterate(spec.path("force").asBoolean());
+            case "trimEvents" -> { return q.trimEvents(spec.get("maxLength").asLong()); }
+            case "clean" -> {
+                return q.clean(Duration.ofMillis(spec.get("graceMs").asLong()), spec.get("limit").asInt(),
+                        JobState.fromWireName(spec.get("type").asText()));
+            }
+            case "retryJobs" -> q.retryJobs(JobState.fromWireName(spec.path("state").asText("failed")),
+                    spec.path("count").asInt(1000), spec.has("timestamp")
+                            ? Instant.ofEpochMilli(spec.get("timestamp").asLong()) : Instant.now());
+            case "promoteJobs" -> q.promoteJobs(spec.path("count").asInt(1000));
+            case "remove" -> { return q.remove(spec.get("id").asText(), spec.path("removeChildren").asBoolean(true)) ? 1 : 0; }
+            case "state" -> {
+                Job j = q.getJob(spec.get("id").asText());
+                return j == null ? "unknown" : j.getState().wireName();
+            }
+            case "count" -> { return q.count(); }
+            case "add" -> {
+                if (!spec.has("defaultJobOptions")) {
+                    return q.add(spec.get("name").asText(), spec.get("data"), options(spec.get("opts"))).id();
+                }
+                try (Queue dq = new Queue(q.name(), q.options().toBuilder()
+                        .defaultJobOptions(options(spec.get("defaultJobOptions"))).build())) {
+                    return dq.add(spec.get("name").asText(), spec.get("data"), options(spec.get("opts"))).id();
+                }
+            }
+            case "addBulk" -> {
+                List<BulkJob> jobs = new ArrayList<>();
+                for (JsonNode j : spec.get("jobs")) {
+                    jobs.add(BulkJob.of(j.get("name").asText(), j.get("data"), options(j.get("opts"))));
+                }
+                return q.addBulk(jobs).stream().map(Job::id).toList();
+            }
+            case "isPaused" -> { return q.isPaused(); }
+            default -> throw new IllegalArgumentException("unknown query " + spec);
+        }
+        return null;
+    }
+
     /** Waits for a background worker that a run left running (to see a job active) and closes it. */
     void finishBackground() throws InterruptedException {
         if (background != null) {
@@ -236,7 +460,7 @@ final class DifferentialJavaSide {
             case "retry" -> job.retry(JobState.fromWireName(spec.path("state").asText("failed")));
             case "updateData" -> job.updateData(spec.get("data"));
             case "remove" -> job.remove();
-            case "changePriority" -> job.changePriority(spec.get("priority").asInt());
+            case "changePriority" -> job.changePriority(spec.get("priority").asInt(), spec.path("lifo").asBoolean());
             case "changeDelay" -> job.changeDelay(Duration.ofMillis(spec.get("delay").asLong()));
             default -> throw new IllegalArgumentException("unknown job op " + spec);
         }
@@ -255,6 +479,7 @@ final class DifferentialJavaSide {
                 case "name" -> opts.name(e.getValue().asText());
                 case "removeOnComplete" -> opts.removeOnComplete(keep(e.getValue()));
                 case "removeOnFail" -> opts.removeOnFail(keep(e.getValue()));
+                case "maxStartedAttempts" -> opts.maxStartedAttempts(e.getValue().asInt());
                 case "limiter" -> opts.limiter(e.getValue().get("max").asInt(),
                         Duration.ofMillis(e.getValue().get("duration").asLong()));
                 default -> throw new IllegalArgumentException("the Java driver does not know worker option " + e.getKey());
@@ -313,6 +538,25 @@ final class DifferentialJavaSide {
         for (JsonNode line : b.path("logs")) {
             job.log(line.asText());
         }
+        if (b.has("spawnChild")) { // a step job adding a child of its own, then waiting for it
+            if (job.getDependenciesCount().processed() == 0) {
+                JsonNode c = b.get("spawnChild");
+                JobOptions.Builder o = options(c.get("opts")).toBuilder().jobId(c.get("jobId").asText());
+                try (io.bull4j.FlowProducer f = new io.bull4j.FlowProducer(QueueOptions.builder()
+                        .connection(queue.options().connection()).build())) {
+                    f.add(io.bull4j.FlowJob.builder(c.get("name").asText(), job.queueName()).data(c.get("data"))
+                            .options(o.build()).parent(io.bull4j.ParentRef.of(job.id(), job.queueQualifiedName())).build());
+                }
+                job.moveToWaitingChildren();
+            }
+            return job.getChildrenValues();
+        }
+        if (b.has("updateDataTo")) { // the processor replaces its job's data
+            job.updateData(b.get("updateDataTo"));
+        }
+        if (b.has("moveToDelayedMs") && job.attemptsStarted() <= 1) {
+            job.moveToDelayed(Instant.now().plusMillis(b.get("moveToDelayedMs").asLong()));
+        }
         if (b.path("pauseQueue").asBoolean()) {
             queue.pause();
         }
@@ -365,6 +609,7 @@ final class DifferentialJavaSide {
                 case "keepLogs" -> b.keepLogs(v.asInt());
                 case "timestamp" -> b.timestamp(Instant.ofEpochMilli(v.asLong()));
                 case "stackTraceLimit" -> b.stackTraceLimit(v.asInt());
+                case "sizeLimit" -> b.sizeLimit(v.asInt());
                 case "deduplication" -> b.deduplication(deduplication(v));
                 case "failParentOnFailure" -> b.failParentOnFailure(v.asBoolean());
                 case "continueParentOnFailure" -> b.continueParentOnFailure(v.asBoolean());
@@ -422,11 +667,12 @@ final class DifferentialJavaSide {
             return Backoff.fixed(Duration.ofMillis(v.asLong()));
         }
         Duration delay = Duration.ofMillis(v.path("delay").asLong());
-        return switch (v.get("type").asText()) {
+        Backoff b = switch (v.get("type").asText()) {
             case "fixed" -> Backoff.fixed(delay);
             case "exponential" -> Backoff.exponential(delay);
             default -> throw new IllegalArgumentException("unknown backoff type in " + v);
         };
+        return v.has("jitter") ? b.withJitter(v.get("jitter").asDouble()) : b;
     }
 
     private static KeepJobs keep(JsonNode v) {
