@@ -440,6 +440,9 @@ final class FetchLoop implements Runnable {
     }
 
     void pause() {
+        if (paused) {
+            return; // already paused, as BullMQ's pause: no new connection nor thread per call
+        }
         paused = true;
         resetBlocking(); // ends a BZPOPMIN in flight
         if (looping) {
@@ -469,7 +472,8 @@ final class FetchLoop implements Runnable {
         resetBlocking();
     }
 
-    private final Object manualLock = new Object();
+    /** A lock, not a monitor: its callers may be virtual threads, which a monitor held over a BZPOPMIN pins (21–23). */
+    private final java.util.concurrent.locks.ReentrantLock manualLock = new java.util.concurrent.locks.ReentrantLock();
 
     /**
      * Manual processing (a worker without a processor): takes one job under {@code token}. With {@code block} and
@@ -484,8 +488,11 @@ final class FetchLoop implements Runnable {
         if (f.isPresent() || !block || f.rateLimitMs() > 0) {
             return f;
         }
-        synchronized (manualLock) {
+        manualLock.lockInterruptibly();
+        try {
             waitForJob(f.nextDelayedMs());
+        } finally {
+            manualLock.unlock();
         }
         if (paused || stopping) {
             return FetchedJob.NONE;

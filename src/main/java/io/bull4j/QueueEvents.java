@@ -249,6 +249,10 @@ public final class QueueEvents implements AutoCloseable {
     /** Stops reading at once (the blocked read is cut by closing its connection) and waits for the thread. */
     @Override
     public void close() {
+        Uninterrupted.run(this::closeNow);
+    }
+
+    private void closeNow() {
         Thread t;
         synchronized (lifecycle) {
             if (closed) {

@@ -458,6 +458,10 @@ public final class Worker implements AutoCloseable {
     static final long INTERRUPT_GRACE_MS = 2_000;
 
     private void closeWithin(Duration timeout) {
+        Uninterrupted.run(() -> closeNow(timeout));
+    }
+
+    private void closeNow(Duration timeout) {
         boolean wasStarted;
         boolean first;
         synchronized (lifecycle) {

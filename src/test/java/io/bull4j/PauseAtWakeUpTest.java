@@ -94,6 +94,31 @@ class PauseAtWakeUpTest {
         }
     }
 
+    /**
+     * pause() on a paused worker does nothing, as BullMQ's: each call closed the worker's named connection and
+     * opened a new one on a thread of its own (100 calls, 100 connections opened).
+     */
+    @Test
+    void pausingAPausedWorkerOpensNothing() throws Exception {
+        String q = queueName("pause-again");
+        String name = "name=bull:" + Base64.getEncoder().encodeToString(q.getBytes(StandardCharsets.UTF_8)) + " ";
+        try (Worker worker = new Worker(q, job -> null, workerOptions().build())) {
+            worker.pause();
+            eventually(Duration.ofSeconds(10), () -> namedClients(name).size() == 1, "the paused worker listed");
+            String id = namedClients(name).get(0).replaceAll(".*\\bid=(\\d+).*", "$1");
+            for (int i = 0; i < 20; i++) {
+                worker.pause();
+            }
+            List<String> after = namedClients(name);
+            assertEquals(1, after.size(), after.toString());
+            assertTrue(after.get(0).contains("id=" + id + " "), "the same connection: " + after);
+        }
+    }
+
+    private static List<String> namedClients(String name) {
+        return redis().clientList().lines().filter(l -> l.contains(name)).toList();
+    }
+
     /** How many of the queue's workers are blocked on its marker (CLIENT LIST: their named connection in BZPOPMIN). */
     private static long blockedOnMarker(String q) {
         String name = "name=bull:" + Base64.getEncoder().encodeToString(q.getBytes(StandardCharsets.UTF_8)) + " ";

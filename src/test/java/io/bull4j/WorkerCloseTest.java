@@ -51,6 +51,53 @@ class WorkerCloseTest {
         }
     }
 
+    /**
+     * A close on a thread whose interrupt flag is set ({@code finally { worker.close(); }} after an
+     * InterruptedException) still waits for the running job and keeps the flag; before, every wait of the close
+     * returned at once: the job was interrupted, and a connection of the worker's own threw Lettuce's exception and
+     * left its threads behind.
+     */
+    @Test
+    void aCloseOnAnInterruptedThreadStillWaitsForTheJob() throws Exception {
+        String q = queueName("close-interrupted");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("slow", Map.of());
+            Worker worker = new Worker(q, j -> {
+                started.countDown();
+                return gate.await(10, TimeUnit.SECONDS);
+            }, workerOptions().build());
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            CompletableFuture<Boolean> flagAfter = new CompletableFuture<>();
+            Thread closer = new Thread(() -> {
+                Thread.currentThread().interrupt();
+                try {
+                    worker.close();
+                    flagAfter.complete(Thread.currentThread().isInterrupted());
+                } catch (Throwable e) {
+                    flagAfter.completeExceptionally(e);
+                }
+            });
+            closer.start();
+            eventually(WAIT, () -> !worker.isRunning(), "closing began");
+            assertThrows(TimeoutException.class, () -> flagAfter.get(500, TimeUnit.MILLISECONDS),
+                    "close returned while its job ran");
+            gate.countDown();
+            assertTrue(flagAfter.get(10, TimeUnit.SECONDS), "the caller's interrupt flag is kept");
+            assertEquals("true", hash(q, job.id()).get("returnvalue"), "the job finished, not interrupted");
+        }
+        try (Bull4jConnection own = Bull4jConnection.create(io.bull4j.support.RedisTestServer.get().bull4jUri())) {
+            Thread.currentThread().interrupt();
+            try {
+                own.close(); // threw Lettuce's RedisCommandInterruptedException
+                assertTrue(Thread.interrupted(), "the flag is kept (and cleared here)");
+            } finally {
+                Thread.interrupted();
+            }
+        }
+    }
+
     @Test
     void aSecondCloseReturnsOnlyOnceTheFirstHasWaitedForTheJob() throws Exception {
         String q = queueName("close-twice");

@@ -357,6 +357,18 @@ public final class RedisLink implements AutoCloseable {
             return;
         }
         closed = true;
+        // a close on an interrupted thread still waits for its connections and releases the client's threads
+        boolean interrupted = Thread.interrupted();
+        try {
+            closeConnections();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void closeConnections() {
         // every connection is closed once, and the client shut down only after they are: its shutdown closes
         // the connections it still tracks, and closing one twice makes Lettuce log a warning
         List<CompletableFuture<Void>> closing = new ArrayList<>();
@@ -375,10 +387,19 @@ public final class RedisLink implements AutoCloseable {
         shutdownOwnClient();
     }
 
+    /**
+     * Shuts the client and its threads down; never throws (Lettuce throws its own exception for a shutdown that is
+     * interrupted or fails), and the threads go in any case.
+     */
     private void shutdownOwnClient() {
         if (ownsClient) {
-            client.shutdown(Duration.ZERO, CLOSE_WAIT);
-            ownResources.shutdown(0, CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                client.shutdown(Duration.ZERO, CLOSE_WAIT);
+            } catch (RuntimeException e) {
+                log.debug("Redis client shutdown did not complete", e);
+            } finally {
+                ownResources.shutdown(0, CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            }
         }
     }
 }
