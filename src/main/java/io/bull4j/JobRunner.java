@@ -241,6 +241,7 @@ final class JobRunner {
      * when it did not ask for a next job.
      */
     private FetchedJob runOne(Job job, String nextToken, AtomicBoolean slot) {
+        bus.awaitRoom(); // listeners far behind hold the jobs back (the lock is renewed meanwhile)
         if (!locks.mayStillHold(job.id(), job.token())) {
             // this process was stopped or starved for longer than the lock between the fetch and now: another
             // worker may run the job already, so it is not started here (the stalled check gives it back if not)

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +18,10 @@ import java.util.function.Consumer;
  *
  * <p>The per-job events (active, progress, completed) are only queued when some listener overrides their method:
  * every queued event wakes the event thread, and a thread wake-up is among the dearest things a job costs.
+ *
+ * <p>Listeners slower than the jobs hold the jobs back: once {@value #MAX_BEHIND} events wait, a job thread waits
+ * before its next job ({@link #awaitRoom()}) until the listeners catch up, as BullMQ's listeners, called in line,
+ * hold its worker back. Without it the queue of events, each holding its job's fields, grew without bound.
  */
 final class ListenerBus {
     private static final Logger log = LoggerFactory.getLogger(ListenerBus.class);
@@ -26,6 +31,11 @@ final class ListenerBus {
 
     private final List<WorkerListener> listeners = new CopyOnWriteArrayList<>();
     private final ExecutorService thread;
+    static final int MAX_BEHIND = 1024;
+    /** Events queued or being delivered; guarded for waiting by {@code room}. */
+    private final AtomicInteger behind = new AtomicInteger();
+    private final Object room = new Object();
+    private volatile boolean closed;
     /** ACTIVE, PROGRESS and COMPLETED bits of the methods some listener overrides. */
     private volatile int wanted;
 
@@ -80,28 +90,70 @@ final class ListenerBus {
         if (listeners.isEmpty()) {
             return;
         }
+        behind.incrementAndGet();
         try {
             thread.execute(() -> {
-                for (WorkerListener l : listeners) {
-                    try {
-                        event.accept(l);
-                    } catch (Throwable e) { // also a checked exception thrown sneakily (Kotlin, @SneakyThrows)
-                        log.warn("worker listener {} threw; ignored", l, e);
+                try {
+                    for (WorkerListener l : listeners) {
+                        try {
+                            event.accept(l);
+                        } catch (Throwable e) { // also a checked exception thrown sneakily (Kotlin, @SneakyThrows)
+                            log.warn("worker listener {} threw; ignored", l, e);
+                        }
                     }
+                } finally {
+                    delivered();
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
+            delivered();
             log.debug("event after close dropped");
         }
     }
 
-    /** Delivers what is queued, then stops. */
+    private void delivered() {
+        if (behind.decrementAndGet() == MAX_BEHIND) {
+            synchronized (room) {
+                room.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits, on a job thread before its next job, while the listeners are more than {@value #MAX_BEHIND} events
+     * behind; a close or an interrupt (the close's, after its timeout) ends the wait.
+     */
+    void awaitRoom() {
+        if (behind.get() <= MAX_BEHIND) {
+            return;
+        }
+        synchronized (room) {
+            while (behind.get() > MAX_BEHIND && !closed) {
+                try {
+                    room.wait(100); // timed: a close does not notify
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Delivers what is queued, then stops; listeners still busy after 5 s are interrupted and the events not yet
+     * delivered dropped, with a WARN, so that no listener runs after the close returns.
+     */
     void close() {
+        closed = true;
         thread.shutdown();
         try {
-            thread.awaitTermination(5, TimeUnit.SECONDS);
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                int dropped = thread.shutdownNow().size();
+                log.warn("worker listeners still busy 5 s after close: {} events not delivered", dropped);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            thread.shutdownNow();
         }
     }
 }

@@ -2,8 +2,11 @@ package io.bull4j;
 
 /**
  * Callbacks for what a {@link Worker} does; override the ones you need. They run one at a time on the worker's
- * event thread, never on an I/O thread or the job's thread, so a slow listener delays other listeners but not
- * the worker. Keep them quick. An exception a listener throws is logged and swallowed.
+ * event thread, never on an I/O thread or the job's thread, so a slow listener delays other listeners, and the
+ * worker only once it is over a thousand events behind: the jobs then wait for it (as BullMQ's listeners, called
+ * in line, hold its worker back), rather than the events piling up in memory. Keep them quick. An exception a
+ * listener throws is logged and swallowed. A close delivers the events still queued for up to 5 s, then drops the
+ * rest with a WARN: no listener runs after it returns.
  *
  * <pre>{@code
  * worker.addListener(new WorkerListener() {
