@@ -26,10 +26,12 @@ public final class Await {
     private static final String[] NOT_SENT = {"Currently not connected", "Connection is closed"};
     /**
      * Error replies with which Redis refuses a command before running it: loading its data after a restart, busy
-     * with a long script, a replica after a failover, a cluster resharding or down, too few replicas to write.
+     * with a long script, a replica after a failover, a cluster resharding or down, too few replicas to write,
+     * writes stopped after a failed save (MISCONF: refused at a script's first write, and the state cannot change
+     * while a script runs), a blocking call ended by a role change before it took anything (UNBLOCKED).
      */
     private static final String[] NOT_RUN = {"LOADING ", "BUSY ", "READONLY ", "TRYAGAIN ", "CLUSTERDOWN ",
-        "MASTERDOWN ", "NOREPLICAS "};
+        "MASTERDOWN ", "NOREPLICAS ", "MISCONF ", "UNBLOCKED "};
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 

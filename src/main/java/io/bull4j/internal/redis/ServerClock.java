@@ -4,31 +4,51 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Redis's clock as seen from here, so that a script can be given a deadline in the server's time: Redis compares
  * it with its own TIME and refuses, before any write, a script that arrives after the caller was told it failed.
- * The offset is measured with TIME at connect (its error is half the round trip, which the deadline allows for)
- * and again in the background once it is older than {@link #REFRESH}. Local time is monotonic (nanoTime), so a
- * step of this machine's wall clock does not move deadlines.
+ * The offset is measured with TIME: its error is half the round trip, which the deadline allows for, since which
+ * half was slow cannot be told. A reply read late (a pause of this JVM, a one-way network delay) makes a sample
+ * with a large error, and deadlines that much earlier: so the best of a few samples is taken at connect, and a
+ * sample taken in the background once the one in use is older than {@link #REFRESH} replaces it only when its
+ * error is no larger (the one in use counts a drift allowance for its age). One late reply no longer pushes every
+ * deadline into the past. Local time is monotonic (nanoTime), so a step of this machine's wall clock does not move
+ * deadlines.
  */
 public final class ServerClock {
     static final Duration REFRESH = Duration.ofSeconds(30);
+    /** Samples at connect: the one with the smallest error is kept. */
+    static final int FIRST_SAMPLES = 3;
+    /** How far the two clocks may drift apart, as ms of error per ms of age: 1/5000 (200 ppm, a poor quartz's). */
+    static final long DRIFT_DIVISOR = 5_000;
 
     private final RedisClusterAsyncCommands<String, String> commands;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile Sample sample;
 
-    /** Server ms at local nanoTime {@code atNanos}; {@code errorMs} is how far off that may be. */
+    /** Server ms at local nanoTime {@code atNanos}; {@code errorMs} is how far off that may be when taken. */
     private record Sample(long serverMs, long atNanos, long errorMs) {
+        /** The error at local time {@code now}: the measured one, and the drift allowance for the age. */
+        long errorAt(long now) {
+            return errorMs + (now - atNanos) / 1_000_000 / DRIFT_DIVISOR;
+        }
     }
 
     ServerClock(RedisClusterAsyncCommands<String, String> commands, Duration timeout) {
         this.commands = commands;
-        long before = System.nanoTime();
-        List<String> time = Await.result(commands.time(), timeout, "TIME");
-        this.sample = sampleOf(time, before, System.nanoTime());
+        Sample best = null;
+        for (int i = 0; i < FIRST_SAMPLES; i++) {
+            long before = System.nanoTime();
+            List<String> time = Await.result(commands.time(), timeout, "TIME");
+            Sample s = sampleOf(time, before, System.nanoTime());
+            if (best == null || s.errorMs < best.errorMs) {
+                best = s;
+            }
+        }
+        this.sample = best;
     }
 
     private static Sample sampleOf(List<String> time, long before, long after) {
@@ -47,24 +67,32 @@ public final class ServerClock {
         if (now - s.atNanos > REFRESH.toNanos()) {
             refresh();
         }
-        return s.serverMs + (now - s.atNanos) / 1_000_000 + budget.toMillis() - s.errorMs;
+        return s.serverMs + (now - s.atNanos) / 1_000_000 + budget.toMillis() - s.errorAt(now);
     }
 
-    private void refresh() {
+    /** Takes a sample in the background (at most one at a time); completes once it is taken or given up. */
+    CompletableFuture<Void> refresh() {
         if (!refreshing.compareAndSet(false, true)) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         long before = System.nanoTime();
+        CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             commands.time().whenComplete((time, error) -> {
                 if (error == null) {
-                    // a slow reply only widens the error, which makes deadlines earlier: safe either way
-                    sample = sampleOf(time, before, System.nanoTime());
+                    long after = System.nanoTime();
+                    Sample fresh = sampleOf(time, before, after);
+                    if (fresh.errorMs <= sample.errorAt(after)) {
+                        sample = fresh;
+                    }
                 }
                 refreshing.set(false);
+                done.complete(null);
             });
         } catch (RuntimeException e) {
             refreshing.set(false);
+            done.complete(null);
         }
+        return done;
     }
 }

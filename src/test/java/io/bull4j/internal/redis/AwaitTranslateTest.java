@@ -46,6 +46,13 @@ class AwaitTranslateTest {
                 Await.translate(new RedisConnectionException("Unable to connect"), "add").getClass());
         assertEquals(RedisNotAppliedException.class, Await.translate(
                 new RedisCommandExecutionException("ERR BULL4J_LATE deadline passed"), "add").getClass());
+        // refused before running: a failed save stopped writes, a role change ended a blocking wait
+        assertEquals(RedisNotAppliedException.class, Await.translate(new RedisCommandExecutionException(
+                "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk"),
+                "moveToFinished").getClass());
+        assertEquals(RedisNotAppliedException.class, Await.translate(new RedisCommandExecutionException(
+                "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"),
+                "BZPOPMIN").getClass());
     }
 
     @Test
