@@ -130,9 +130,32 @@ public final class RedisLink implements AutoCloseable {
                 .disconnectedBehavior(WHILE_DISCONNECTED)
                 // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .socketOptions(socketOptions(commandTimeout))
                 .build());
         return new RedisLink(client, resources, commandTimeout);
+    }
+
+    /**
+     * A connect bounded by the command timeout, and a connection whose peer vanished without a reset (a host gone,
+     * a NAT or load balancer that dropped the flow) found dead and reconnected: TCP keepalive probes an idle one
+     * after 15 s (every 5 s, 3 times), and on Linux with Netty's epoll or io_uring transport TCP_USER_TIMEOUT closes
+     * one whose writes go unacknowledged for twice the command timeout (at least 10 s). Without them, the kernel
+     * gives such a connection up only after about 15 minutes of retransmissions, and every call on it times out.
+     */
+    static SocketOptions socketOptions(Duration commandTimeout) {
+        Duration unacknowledged = commandTimeout.multipliedBy(2).compareTo(Duration.ofSeconds(10)) < 0
+                ? Duration.ofSeconds(10) : commandTimeout.multipliedBy(2);
+        SocketOptions.Builder b = SocketOptions.builder()
+                .connectTimeout(commandTimeout)
+                .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(Duration.ofSeconds(15))
+                        .interval(Duration.ofSeconds(5)).count(3).build());
+        if (io.lettuce.core.resource.EpollProvider.isAvailable()
+                || io.lettuce.core.resource.IOUringProvider.isAvailable()) {
+            // Lettuce refuses the connect when it is asked for without a native transport
+            b.tcpUserTimeout(SocketOptions.TcpUserTimeoutOptions.builder().enable().tcpUserTimeout(unacknowledged)
+                    .build());
+        }
+        return b.build();
     }
 
     /**
@@ -163,7 +186,7 @@ public final class RedisLink implements AutoCloseable {
                 .autoReconnect(true)
                 .disconnectedBehavior(WHILE_DISCONNECTED)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .socketOptions(socketOptions(commandTimeout))
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                         // redirects only: Lettuce 7 reopens node connections on the reconnect triggers, and commands
