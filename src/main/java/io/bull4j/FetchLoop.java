@@ -47,6 +47,8 @@ final class FetchLoop implements Runnable {
     private final Object blockingLock = new Object();
     private volatile boolean stopping;
     private volatile long drainedHint = -1;
+    /** Failed fetches since the last one that worked (the fetch thread's own): only the first is a WARN. */
+    private int failuresInARow;
     /** Whether the last marker wait was cut by a pause or stop (the fetch thread's own). */
     private boolean markerCallCut;
     /** Whether {@link #run()} started: only a running loop keeps a connection for getWorkers() to list. */
@@ -135,6 +137,10 @@ final class FetchLoop implements Runnable {
                     unanswered = List.of(token);
                     FetchedJob f = ctx.await(fetchCall(token), "moveToActive");
                     unanswered = List.of();
+                    if (failuresInARow > 0) {
+                        log.info("fetching works again on queue {} after {} failed tries", ctx.name(), failuresInARow);
+                        failuresInARow = 0;
+                    }
                     if (f.rateLimitMs() > 0) {
                         rateLimited(f.rateLimitMs());
                         drained = false;
@@ -161,7 +167,13 @@ final class FetchLoop implements Runnable {
                     if (stopping) {
                         break;
                     }
-                    log.warn("fetch failed on queue {}; retrying in {} ms", ctx.name(), ERROR_PAUSE_MS, e);
+                    // one WARN with its stack trace per outage, not one a second (each listener still hears each)
+                    if (failuresInARow++ == 0) {
+                        log.warn("fetch failed on queue {}; retrying every {} ms (repeats at DEBUG)", ctx.name(),
+                                ERROR_PAUSE_MS, e);
+                    } else {
+                        log.debug("fetch failed on queue {} again ({} in a row)", ctx.name(), failuresInARow, e);
+                    }
                     bus.emit(l -> l.onError(e));
                     resetBlocking();
                     pauseAfterError();
