@@ -9,7 +9,6 @@ import io.bull4j.internal.script.AddFlow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Adds flows: trees of jobs over any queues, where a parent runs once all its children are done and reads their
@@ -37,7 +36,6 @@ public final class FlowProducer implements AutoCloseable {
     private final QueueOptions opts;
     private final Bull4jConnection connection;
     private final boolean ownsConnection;
-    private final Map<String, QueueContext> contexts = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
@@ -185,11 +183,13 @@ public final class FlowProducer implements AutoCloseable {
         return FlowReader.node(context(opts.prefix(), queueName), id, depth, maxChildren, this::contextOfKey);
     }
 
-    /** The context of a queue under {@code prefix}, made once. */
+    /**
+     * The context of a queue under {@code prefix}; made per call, as it is cheap (its key names): kept, one per
+     * queue name, a producer of per-tenant queues grew without bound.
+     */
     QueueContext context(String prefix, String queueName) {
         String p = prefix == null ? opts.prefix() : prefix;
-        return contexts.computeIfAbsent(p + ":" + queueName, k -> new QueueContext(new QueueKeys(p, queueName),
-                connection.link(), opts.objectMapper(), opts.clock()));
+        return new QueueContext(new QueueKeys(p, queueName), connection.link(), opts.objectMapper(), opts.clock());
     }
 
     /** The context of the queue a job key {@code P:Q:id} belongs to, or null when the key is not of that form. */
