@@ -51,6 +51,38 @@ class ConnectionTest {
         }
     }
 
+    /**
+     * Connections bull4j opens share one set of Lettuce resources (event loops, timer) per reconnect backoff: each
+     * had its own, so 100 Queues and Workers built without a shared connection ran 351 threads, and Netty logged an
+     * ERROR about too many timers. The last one closed shuts them down. (A backoff no other test uses, so that the
+     * count is this test's own.)
+     */
+    @Test
+    void connectionsOfOurOwnShareOneTimerAndTheLastCloseEndsIt() throws Exception {
+        String uri = RedisTestServer.get().bull4jUri();
+        ConnectionOptions options = ConnectionOptions.builder()
+                .reconnectDelay(java.time.Duration.ofMillis(77), java.time.Duration.ofMillis(777)).build();
+        long before = liveThreads("lettuce-timer");
+        java.util.List<Bull4jConnection> open = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                open.add(Bull4jConnection.create(uri, options));
+            }
+            assertEquals(before + 1, liveThreads("lettuce-timer"), "one timer for the ten");
+            open.remove(0).close();
+            assertEquals("PONG", open.get(0).link().commands().ping().get(5, java.util.concurrent.TimeUnit.SECONDS),
+                    "the others still work after one closed");
+        } finally {
+            open.forEach(Bull4jConnection::close);
+        }
+        eventually(java.time.Duration.ofSeconds(10), () -> liveThreads("lettuce-timer") == before, "the timer ends");
+    }
+
+    private static long liveThreads(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith(prefix))
+                .count();
+    }
+
     @Test
     void uriSelectsTheDatabase() {
         RedisTestServer server = RedisTestServer.get();

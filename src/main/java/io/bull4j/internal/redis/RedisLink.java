@@ -20,7 +20,6 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,16 +93,6 @@ public final class RedisLink implements AutoCloseable {
         this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
     }
 
-    /**
-     * Resources of our own for a client of our own: they set the reconnect backoff, which Lettuce keeps there
-     * rather than in the client options.
-     */
-    private static ClientResources resources(Duration reconnectMin, Duration reconnectMax) {
-        // equal bounds (which ConnectionOptions allows) are a constant wait: Lettuce's exponential refuses them
-        Delay delay = reconnectMin.toMillis() == reconnectMax.toMillis() ? Delay.constant(reconnectMin)
-                : Delay.exponential(reconnectMin.toMillis(), reconnectMax.toMillis(), TimeUnit.MILLISECONDS, 2);
-        return ClientResources.builder().reconnectDelay(delay).build();
-    }
 
     /**
      * For every client of our own: commands are rejected while disconnected, so that nothing is queued to run
@@ -123,7 +112,7 @@ public final class RedisLink implements AutoCloseable {
     public static RedisLink open(String uri, Duration commandTimeout, Duration reconnectMin, Duration reconnectMax) {
         RedisURI redisUri = RedisUris.parse("uri", uri);
         redisUri.setTimeout(commandTimeout); // bounds a connect's handshake (HELLO, AUTH), 60 s by default
-        ClientResources resources = resources(reconnectMin, reconnectMax);
+        ClientResources resources = SharedResources.acquire(reconnectMin, reconnectMax);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
@@ -180,7 +169,7 @@ public final class RedisLink implements AutoCloseable {
             parsed.setTimeout(commandTimeout); // bounds a connect's handshake, as for one server
             uris.add(parsed);
         }
-        ClientResources resources = resources(reconnectMin, reconnectMax);
+        ClientResources resources = SharedResources.acquire(reconnectMin, reconnectMax);
         RedisClusterClient client = RedisClusterClient.create(resources, uris);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
@@ -421,7 +410,7 @@ public final class RedisLink implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.debug("Redis client shutdown did not complete", e);
             } finally {
-                ownResources.shutdown(0, CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                SharedResources.release(ownResources, CLOSE_WAIT);
             }
         }
     }
