@@ -112,9 +112,15 @@ class JsonMappingTest {
         @com.fasterxml.jackson.annotation.JsonIgnore
         private final String secret = "x";
         private final String cache = "c";
+        private final boolean isActive = true;
 
         public String getSku() {
             return sku;
+        }
+
+        /** Jackson's property "active", the field isActive's value: not hidden. */
+        public boolean isActive() {
+            return isActive;
         }
     }
 
@@ -132,7 +138,8 @@ class JsonMappingTest {
                     "nothing added");
 
             Job tidy = queue.add("t", new Tidy());
-            assertEquals("{\"sku\":\"s-1\",\"qty\":2}", redis().hget("bull:" + q + ":" + tidy.id(), "data"));
+            assertEquals(Json.tree("{\"sku\":\"s-1\",\"qty\":2,\"active\":true}"),
+                    Json.tree(redis().hget("bull:" + q + ":" + tidy.id(), "data")));
         }
     }
 

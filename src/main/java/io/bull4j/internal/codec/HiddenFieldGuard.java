@@ -93,12 +93,26 @@ final class HiddenFieldGuard extends JsonSerializer<Object> {
             for (Field f : c.getDeclaredFields()) {
                 int m = f.getModifiers();
                 if (!Modifier.isStatic(m) && !Modifier.isTransient(m) && !f.isSynthetic()
-                        && !f.isAnnotationPresent(JsonIgnore.class) && !covered.contains(f.getName())) {
+                        && !f.isAnnotationPresent(JsonIgnore.class) && !covered.contains(f.getName())
+                        && !covered.contains(booleanPropertyName(f))) {
                     out.add(f.getName());
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * The property a boolean field {@code isActive} stands for when its getter is {@code isActive()}: Jackson
+     * names it {@code active}, and the field's value is written under that name. Null for any other field.
+     */
+    private static String booleanPropertyName(Field f) {
+        String n = f.getName();
+        boolean bool = f.getType() == boolean.class || f.getType() == Boolean.class;
+        if (!bool || n.length() < 3 || !n.startsWith("is") || !Character.isUpperCase(n.charAt(2))) {
+            return null;
+        }
+        return Character.toLowerCase(n.charAt(2)) + n.substring(3);
     }
 
     private static boolean isJdk(Class<?> c) {
