@@ -124,6 +124,38 @@ class JsonMappingTest {
         }
     }
 
+    /** Jackson writes getXPos() as "xpos": the field xPos is written, not hidden. */
+    static final class Point {
+        private final int xPos = 3;
+
+        public int getXPos() {
+            return xPos;
+        }
+    }
+
+    /**
+     * Only job data is refused for partly invisible objects: a processor's return value is written as Jackson
+     * writes it (refused after the processor did its work, the job would fail and run again).
+     */
+    @Test
+    void aPartlyInvisibleReturnValueIsWrittenAsJacksonWritesIt() throws Exception {
+        String q = queueName("json-partial-result");
+        CompletableFuture<String> done = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> new Payment(), workerOptions().build())) {
+            worker.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    done.complete(job.id());
+                }
+            });
+            Job point = queue.add("p", new Point());
+            assertEquals("{\"xpos\":3}", redis().hget("bull:" + q + ":" + point.id(), "data"));
+            String id = await(done);
+            assertEquals("{\"id\":\"p1\"}", redis().hget("bull:" + q + ":" + id, "returnvalue"));
+        }
+    }
+
     @Test
     void objectWithSomeInvisibleFieldsIsRefusedNamingThem() {
         String q = queueName("json-partial");

@@ -1,6 +1,8 @@
 package io.bull4j.internal.codec;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreType;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JsonSerializer;
@@ -19,15 +21,20 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
  * Refuses to write an object that has fields Jackson cannot see (private fields without getters, or read through
  * fluent accessors such as {@code amount()}): Jackson would leave them out, and a job's data would be stored with
- * part of its content, or all of it ({@code {}}), silently lost. Fields that are static, transient or
- * {@code @JsonIgnore}d (or named in {@code @JsonIgnoreProperties}) are meant to be left out and are not counted,
- * nor are the JDK's own classes' fields. An empty class is still written as {@code {}}. It looks at each class once,
- * when Jackson builds its serializer, and takes that serializer's place only for a class it refuses.
+ * all of its content ({@code {}}), or part of it, silently lost. {@link #module()} refuses the wholly invisible
+ * ones, for every value; {@link #partialModule()} also the partly invisible ones, for job data only (a return
+ * value refused after the processor did its work would fail the job and run it again). Fields that are static,
+ * transient, {@code @JsonIgnore}d, write-only or named in {@code @JsonIgnoreProperties} are meant to be left out
+ * and are not counted, nor are the JDK's own classes' fields; a field counts as written when a property of the
+ * same name, or a getter named after it, is written (names compared ignoring case: {@code xPos} is Jackson's
+ * {@code xpos}). An empty class is still written as {@code {}}. It looks at each class once, when Jackson builds
+ * its serializer, and takes that serializer's place only for a class it refuses.
  */
 final class HiddenFieldGuard extends JsonSerializer<Object> {
     private final Class<?> type;
@@ -38,21 +45,33 @@ final class HiddenFieldGuard extends JsonSerializer<Object> {
         this.hiddenFields = hiddenFields;
     }
 
-    /** The module that installs the guard on a mapper. */
+    /** The guard for objects without any visible property: refused when they have fields, else written {}. */
     static SimpleModule module() {
         SimpleModule m = new SimpleModule("bull4j-hidden-field-guard");
         m.setSerializerModifier(new BeanSerializerModifier() {
             @Override
             public JsonSerializer<?> modifySerializer(SerializationConfig config, BeanDescription desc,
                                                       JsonSerializer<?> serializer) {
-                boolean bean = serializer instanceof BeanSerializer && desc.findAnyGetter() == null;
-                if (!(serializer instanceof UnknownSerializer) && !bean) {
+                if (serializer instanceof UnknownSerializer) {
+                    return new HiddenFieldGuard(desc.getBeanClass(), hiddenFields(config, desc));
+                }
+                return serializer;
+            }
+        });
+        return m;
+    }
+
+    /** The guard for objects with some fields invisible, added to {@link #module()}'s, for job data. */
+    static SimpleModule partialModule() {
+        SimpleModule m = new SimpleModule("bull4j-partly-hidden-field-guard");
+        m.setSerializerModifier(new BeanSerializerModifier() {
+            @Override
+            public JsonSerializer<?> modifySerializer(SerializationConfig config, BeanDescription desc,
+                                                      JsonSerializer<?> serializer) {
+                if (!(serializer instanceof BeanSerializer) || desc.findAnyGetter() != null) {
                     return serializer; // Jackson's own serializers, @JsonValue, custom ones, any-getters: not ours
                 }
                 List<String> hidden = hiddenFields(config, desc);
-                if (hidden.isEmpty() && serializer instanceof UnknownSerializer) {
-                    return new HiddenFieldGuard(desc.getBeanClass(), hidden); // an empty class: written as {}
-                }
                 return hidden.isEmpty() ? serializer : new HiddenFieldGuard(desc.getBeanClass(), hidden);
             }
         });
@@ -76,15 +95,21 @@ final class HiddenFieldGuard extends JsonSerializer<Object> {
      * to write and that no property Jackson writes stands for: not static, transient, synthetic or ignored.
      */
     private static List<String> hiddenFields(SerializationConfig config, BeanDescription desc) {
-        Set<String> covered = new HashSet<>(desc.getIgnoredPropertyNames());
-        covered.addAll(config.getDefaultPropertyIgnorals(desc.getBeanClass(), desc.getClassInfo())
-                .findIgnoredForSerialization());
+        Set<String> covered = new HashSet<>();
+        desc.getIgnoredPropertyNames().forEach(n -> covered.add(n.toLowerCase(Locale.ROOT)));
+        config.getDefaultPropertyIgnorals(desc.getBeanClass(), desc.getClassInfo()).findIgnoredForSerialization()
+                .forEach(n -> covered.add(n.toLowerCase(Locale.ROOT)));
         for (BeanPropertyDefinition p : desc.findProperties()) {
             if (p.couldSerialize()) {
-                covered.add(p.getInternalName());
-                covered.add(p.getName());
+                covered.add(p.getInternalName().toLowerCase(Locale.ROOT));
+                covered.add(p.getName().toLowerCase(Locale.ROOT));
                 if (p.hasField()) {
-                    covered.add(p.getField().getName());
+                    covered.add(p.getField().getName().toLowerCase(Locale.ROOT));
+                }
+                if (p.hasGetter()) { // getX / isX: the field x it reads, whatever Jackson named the property
+                    String g = p.getGetter().getName();
+                    String bare = g.startsWith("get") ? g.substring(3) : g.startsWith("is") ? g.substring(2) : g;
+                    covered.add(bare.toLowerCase(Locale.ROOT));
                 }
             }
         }
@@ -93,7 +118,9 @@ final class HiddenFieldGuard extends JsonSerializer<Object> {
             for (Field f : c.getDeclaredFields()) {
                 int m = f.getModifiers();
                 if (!Modifier.isStatic(m) && !Modifier.isTransient(m) && !f.isSynthetic()
-                        && !f.isAnnotationPresent(JsonIgnore.class) && !covered.contains(f.getName())
+                        && !f.isAnnotationPresent(JsonIgnore.class) && !writeOnly(f)
+                        && !f.getType().isAnnotationPresent(JsonIgnoreType.class)
+                        && !covered.contains(f.getName().toLowerCase(Locale.ROOT))
                         && !covered.contains(booleanPropertyName(f))) {
                     out.add(f.getName());
                 }
@@ -112,7 +139,13 @@ final class HiddenFieldGuard extends JsonSerializer<Object> {
         if (!bool || n.length() < 3 || !n.startsWith("is") || !Character.isUpperCase(n.charAt(2))) {
             return null;
         }
-        return Character.toLowerCase(n.charAt(2)) + n.substring(3);
+        return n.substring(2).toLowerCase(Locale.ROOT);
+    }
+
+    /** A field {@code @JsonProperty(access = WRITE_ONLY)}: read, never written, on purpose (a password). */
+    private static boolean writeOnly(Field f) {
+        JsonProperty p = f.getAnnotation(JsonProperty.class);
+        return p != null && p.access() == JsonProperty.Access.WRITE_ONLY;
     }
 
     private static boolean isJdk(Class<?> c) {

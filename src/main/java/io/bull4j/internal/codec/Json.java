@@ -18,14 +18,14 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
  */
 public final class Json {
     /**
-     * What the default mapper reads: whatever it (or Node's JSON.stringify) writes, so that a job added is never one
-     * its worker cannot read. Jackson's defaults refuse strings over 20 M characters (a 15 MB base64 attachment),
-     * numbers over 1,000 digits and property names over 50,000 characters, which writing allows. Nesting stays at
-     * Jackson's 1,000 levels, the depth it also writes.
+     * What the default mapper reads: what it (or Node's JSON.stringify) writes, so that a job added is never one its
+     * worker cannot read. Jackson's defaults refuse strings over 20 M characters (a 15 MB base64 attachment),
+     * numbers over 1,000 digits and property names over 50,000 characters, which writing allows. Numbers stay
+     * bounded, at 100,000 digits; nesting at Jackson's 1,000 levels, the depth it also writes.
      */
     static final StreamReadConstraints READ_LIMITS = StreamReadConstraints.builder()
             .maxStringLength(Integer.MAX_VALUE)
-            .maxNumberLength(Integer.MAX_VALUE)
+            .maxNumberLength(100_000) // past it, parsing a number costs quadratic time
             .maxNameLength(Integer.MAX_VALUE)
             .build();
 
@@ -50,6 +50,13 @@ public final class Json {
             // HiddenFieldGuard decides about objects without visible properties, instead of Jackson's blanket refusal
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
+    /**
+     * The default mapper for job data (adds, updateData, a scheduler's template): it also refuses objects with only
+     * some fields invisible ({@link HiddenFieldGuard#partialModule()}), which would be stored without them. Return
+     * values and progress keep {@link #DEFAULT}: refused there, a processor's finished work would run again.
+     */
+    static final ObjectMapper DATA = DEFAULT.copy().registerModule(HiddenFieldGuard.partialModule());
+
     private Json() {
     }
 
@@ -58,8 +65,9 @@ public final class Json {
      * {@link Utf16#jsonLikeNode}), or throws a ValidationException naming {@code field}.
      */
     public static String write(ObjectMapper mapper, Object value, String field) {
+        ObjectMapper m = mapper == DEFAULT && (field.equals("data") || field.endsWith(".data")) ? DATA : mapper;
         try {
-            return Utf16.jsonLikeNode(mapper.writeValueAsString(value));
+            return Utf16.jsonLikeNode(m.writeValueAsString(value));
         } catch (JsonProcessingException | RuntimeException e) {
             throw new io.bull4j.ValidationException(field, "cannot be serialized to JSON: " + e.getMessage());
         }
