@@ -18,8 +18,8 @@ final class AsyncResults {
     /**
      * The value {@code result} stands for: the outcome of a {@link CompletionStage} or {@link Future}, waited for on
      * this (the processor's) thread, so that a cancellation or a close's interrupt ends the wait as it would end
-     * the processor (and cancels the future); a failed future throws its cause, which fails the attempt. Anything
-     * else is returned as is.
+     * the processor; the future itself is left alone (it may be shared, a cache's, and BullMQ cannot cancel a
+     * Promise either). A failed future throws its cause, which fails the attempt. Anything else is returned as is.
      */
     static Object await(Object result) throws Exception {
         Future<?> future;
@@ -40,11 +40,6 @@ final class AsyncResults {
         }
         try {
             return future.get();
-        } catch (InterruptedException e) {
-            if (result instanceof Future<?> f) {
-                f.cancel(true);
-            }
-            throw e;
         } catch (ExecutionException e) {
             throw causeOf(e);
         }

@@ -88,8 +88,21 @@ public final class Job {
         this.progressListener = listener;
     }
 
+    /** The hash fields as read, with the data and progress this object wrote since: what copies of it start from. */
     Map<String, String> fields() {
-        return fields;
+        String data = writtenData;
+        String progress = writtenProgress;
+        if (data == null && progress == null) {
+            return fields;
+        }
+        Map<String, String> f = new java.util.LinkedHashMap<>(fields);
+        if (data != null) {
+            f.put("data", data);
+        }
+        if (progress != null) {
+            f.put("progress", progress);
+        }
+        return Collections.unmodifiableMap(f);
     }
 
     /** {@return the job's id} */

@@ -36,6 +36,8 @@ final class ListenerBus {
     private final AtomicInteger behind = new AtomicInteger();
     private final Object room = new Object();
     private volatile boolean closed;
+    /** Set when the worker starts closing: no job thread waits for the listeners any more. */
+    private volatile boolean holdingEnded;
     /** ACTIVE, PROGRESS and COMPLETED bits of the methods some listener overrides. */
     private volatile int wanted;
 
@@ -121,14 +123,14 @@ final class ListenerBus {
 
     /**
      * Waits, on a job thread before its next job, while the listeners are more than {@value #MAX_BEHIND} events
-     * behind; a close or an interrupt (the close's, after its timeout) ends the wait.
+     * behind; {@link #endHolding()} (the worker's close) or an interrupt ends the wait.
      */
     void awaitRoom() {
         if (behind.get() <= MAX_BEHIND) {
             return;
         }
         synchronized (room) {
-            while (behind.get() > MAX_BEHIND && !closed) {
+            while (behind.get() > MAX_BEHIND && !closed && !holdingEnded) {
                 try {
                     room.wait(100); // timed: a close does not notify
                 } catch (InterruptedException e) {
@@ -139,9 +141,17 @@ final class ListenerBus {
         }
     }
 
+    /** Lets every job thread waiting in {@link #awaitRoom()} go on, now and from now on: the worker is closing. */
+    void endHolding() {
+        holdingEnded = true;
+        synchronized (room) {
+            room.notifyAll();
+        }
+    }
+
     /**
      * Delivers what is queued, then stops; listeners still busy after 5 s are interrupted and the events not yet
-     * delivered dropped, with a WARN, so that no listener runs after the close returns.
+     * delivered (onClosed among them) dropped, with a WARN.
      */
     void close() {
         closed = true;

@@ -475,6 +475,7 @@ public final class Worker implements AutoCloseable {
         }
         runner.stopFetchingNext();
         fetch.stop();
+        bus.endHolding(); // a job thread waiting for slow listeners goes on, to finish or give its job back
         try {
             // the fetch loop must be gone before jobs are given back, or it would take them again; a loop that
             // never started never signals that it stopped

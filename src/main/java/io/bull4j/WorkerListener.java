@@ -5,8 +5,8 @@ package io.bull4j;
  * event thread, never on an I/O thread or the job's thread, so a slow listener delays other listeners, and the
  * worker only once it is over a thousand events behind: the jobs then wait for it (as BullMQ's listeners, called
  * in line, hold its worker back), rather than the events piling up in memory. Keep them quick. An exception a
- * listener throws is logged and swallowed. A close delivers the events still queued for up to 5 s, then drops the
- * rest with a WARN: no listener runs after it returns.
+ * listener throws is logged and swallowed. A close delivers the events still queued for up to 5 s, then
+ * interrupts the listener and drops the rest (onClosed among them) with a WARN.
  *
  * <pre>{@code
  * worker.addListener(new WorkerListener() {

@@ -132,4 +132,25 @@ class WorkerListenerTest {
                 .filter(e -> java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getMethodName().equals("awaitRoom")))
                 .count();
     }
+
+    /** A listener sees the data the processor wrote with updateData, as BullMQ's completed event's job.data. */
+    @Test
+    void aListenerSeesTheDataTheProcessorWrote() throws Exception {
+        String q = TestSupport.queueName("listener-data");
+        java.util.concurrent.CompletableFuture<Object> seen = new java.util.concurrent.CompletableFuture<>();
+        try (Queue queue = new Queue(q, TestSupport.queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 job.updateData(Map.of("new", 2));
+                 return null;
+             }, TestSupport.workerOptions().build())) {
+            worker.addListener(new WorkerListener() {
+                @Override
+                public void onCompleted(Job job, Object result) {
+                    seen.complete(job.data());
+                }
+            });
+            queue.add("d", Map.of("old", 1));
+            assertEquals(Map.of("new", 2), TestSupport.await(seen));
+        }
+    }
 }

@@ -57,6 +57,8 @@ public final class RedisLink implements AutoCloseable {
     private final String serverId;
     private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** Whether this link gave its client and resources back: once, whichever close or failure comes first. */
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RedisLink(AbstractRedisClient client, ClientResources ownResources, Duration commandTimeout) {
         this.client = client;
@@ -113,14 +115,20 @@ public final class RedisLink implements AutoCloseable {
         RedisURI redisUri = RedisUris.parse("uri", uri);
         redisUri.setTimeout(commandTimeout); // bounds a connect's handshake (HELLO, AUTH), 60 s by default
         ClientResources resources = SharedResources.acquire(reconnectMin, reconnectMax);
-        RedisClient client = RedisClient.create(resources, redisUri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(WHILE_DISCONNECTED)
-                // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
-                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-                .socketOptions(socketOptions(commandTimeout))
-                .build());
+        RedisClient client;
+        try {
+            client = RedisClient.create(resources, redisUri);
+            client.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(WHILE_DISCONNECTED)
+                    // bull4j bounds every wait itself (Await), so blocking commands are not cut short by Lettuce
+                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                    .socketOptions(socketOptions(commandTimeout))
+                    .build());
+        } catch (RuntimeException e) {
+            SharedResources.release(resources, CLOSE_WAIT);
+            throw e;
+        }
         return new RedisLink(client, resources, commandTimeout);
     }
 
@@ -170,8 +178,19 @@ public final class RedisLink implements AutoCloseable {
             uris.add(parsed);
         }
         ClientResources resources = SharedResources.acquire(reconnectMin, reconnectMax);
-        RedisClusterClient client = RedisClusterClient.create(resources, uris);
-        client.setOptions(ClusterClientOptions.builder()
+        RedisClusterClient client;
+        try {
+            client = RedisClusterClient.create(resources, uris);
+            client.setOptions(clusterOptions(commandTimeout));
+        } catch (RuntimeException e) {
+            SharedResources.release(resources, CLOSE_WAIT); // e.g. seed URIs Lettuce refuses together
+            throw e;
+        }
+        return new RedisLink(client, resources, commandTimeout);
+    }
+
+    private static ClusterClientOptions clusterOptions(Duration commandTimeout) {
+        return ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(WHILE_DISCONNECTED)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
@@ -183,8 +202,7 @@ public final class RedisLink implements AutoCloseable {
                         .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.MOVED_REDIRECT,
                                 ClusterTopologyRefreshOptions.RefreshTrigger.ASK_REDIRECT)
                         .build())
-                .build());
-        return new RedisLink(client, resources, commandTimeout);
+                .build();
     }
 
     /** Uses a client the caller owns: bull4j closes the connections it opens on it, never the client. */
@@ -404,7 +422,7 @@ public final class RedisLink implements AutoCloseable {
      * interrupted or fails), and the threads go in any case.
      */
     private void shutdownOwnClient() {
-        if (ownsClient) {
+        if (ownsClient && released.compareAndSet(false, true)) { // a second release would take another link's share
             try {
                 client.shutdown(Duration.ZERO, CLOSE_WAIT);
             } catch (RuntimeException e) {

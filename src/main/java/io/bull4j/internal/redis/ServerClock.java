@@ -14,26 +14,34 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * half was slow cannot be told. A reply read late (a pause of this JVM, a one-way network delay) makes a sample
  * with a large error, and deadlines that much earlier: so the best of a few samples is taken at connect, and a
  * sample taken in the background once the one in use is older than {@link #REFRESH} replaces it only when its
- * error is no larger (the one in use counts a drift allowance for its age). One late reply no longer pushes every
- * deadline into the past. Local time is monotonic (nanoTime), so a step of this machine's wall clock does not move
+ * error is no larger (the one in use counts a drift allowance for its age), or when the two cannot both be right
+ * (the server's clock stepped, or a failover reached a server with another clock). One late reply no longer
+ * pushes every deadline into the past. Local time is monotonic (nanoTime), so a step of this machine's wall clock does not move
  * deadlines.
  */
 public final class ServerClock {
     static final Duration REFRESH = Duration.ofSeconds(30);
     /** Samples at connect: the one with the smallest error is kept. */
     static final int FIRST_SAMPLES = 3;
-    /** How far the two clocks may drift apart, as ms of error per ms of age: 1/5000 (200 ppm, a poor quartz's). */
-    static final long DRIFT_DIVISOR = 5_000;
+    /** How far the two clocks may drift apart, as ms of error per ms of age: 1/2000 (500 ppm, NTP's slew limit). */
+    static final long DRIFT_DIVISOR = 2_000;
 
     private final RedisClusterAsyncCommands<String, String> commands;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile Sample sample;
+    /** When the last refresh was sent (nanoTime): a sample kept for being better is refreshed every REFRESH only. */
+    private volatile long lastTryNanos;
 
     /** Server ms at local nanoTime {@code atNanos}; {@code errorMs} is how far off that may be when taken. */
     private record Sample(long serverMs, long atNanos, long errorMs) {
         /** The error at local time {@code now}: the measured one, and the drift allowance for the age. */
         long errorAt(long now) {
             return errorMs + (now - atNanos) / 1_000_000 / DRIFT_DIVISOR;
+        }
+
+        /** Server time minus local time (ms): what two samples of steady clocks agree on within their errors. */
+        long offsetMs() {
+            return serverMs - atNanos / 1_000_000;
         }
     }
 
@@ -49,6 +57,7 @@ public final class ServerClock {
             }
         }
         this.sample = best;
+        this.lastTryNanos = best.atNanos;
     }
 
     private static Sample sampleOf(List<String> time, long before, long after) {
@@ -64,7 +73,7 @@ public final class ServerClock {
     public long deadline(Duration budget) {
         Sample s = sample;
         long now = System.nanoTime();
-        if (now - s.atNanos > REFRESH.toNanos()) {
+        if (now - Math.max(s.atNanos, lastTryNanos) > REFRESH.toNanos()) {
             refresh();
         }
         return s.serverMs + (now - s.atNanos) / 1_000_000 + budget.toMillis() - s.errorAt(now);
@@ -76,13 +85,19 @@ public final class ServerClock {
             return CompletableFuture.completedFuture(null);
         }
         long before = System.nanoTime();
+        lastTryNanos = before;
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             commands.time().whenComplete((time, error) -> {
                 if (error == null) {
                     long after = System.nanoTime();
                     Sample fresh = sampleOf(time, before, after);
-                    if (fresh.errorMs <= sample.errorAt(after)) {
+                    Sample current = sample;
+                    long allowed = fresh.errorMs + current.errorAt(after);
+                    // a better sample, or one the current cannot be right beside (a clock step, a failover to a
+                    // server with another clock): then the fresh one, whatever its error
+                    if (fresh.errorMs <= current.errorAt(after)
+                            || Math.abs(fresh.offsetMs() - current.offsetMs()) > allowed) {
                         sample = fresh;
                     }
                 }

@@ -40,6 +40,13 @@ class ServerClockTest {
     /** Answers TIME at once from this host's clock; the n-th reply (from 0) reaches the caller lateMs(n) later. */
     @SuppressWarnings("unchecked")
     private static RedisClusterAsyncCommands<String, String> redis(IntToLongFunction lateMs) {
+        return redis(lateMs, n -> 0);
+    }
+
+    /** As above, the n-th reply's clock ahead of this host's by aheadMs(n). */
+    @SuppressWarnings("unchecked")
+    private static RedisClusterAsyncCommands<String, String> redis(IntToLongFunction lateMs,
+                                                                   IntToLongFunction aheadMs) {
         AtomicInteger calls = new AtomicInteger();
         return (RedisClusterAsyncCommands<String, String>) Proxy.newProxyInstance(
                 ServerClockTest.class.getClassLoader(), new Class<?>[] {RedisClusterAsyncCommands.class},
@@ -47,10 +54,11 @@ class ServerClockTest {
                     if (!method.getName().equals("time")) {
                         throw new UnsupportedOperationException(method.getName());
                     }
-                    long us = System.currentTimeMillis() * 1000;
+                    int n = calls.getAndIncrement();
+                    long us = (System.currentTimeMillis() + aheadMs.applyAsLong(n)) * 1000;
                     List<String> answer = List.of(Long.toString(us / 1_000_000), Long.toString(us % 1_000_000));
                     Reply r = new Reply();
-                    CompletableFuture.delayedExecutor(lateMs.applyAsLong(calls.getAndIncrement()),
+                    CompletableFuture.delayedExecutor(lateMs.applyAsLong(n),
                             TimeUnit.MILLISECONDS).execute(() -> r.complete(answer));
                     return r;
                 });
@@ -58,8 +66,12 @@ class ServerClockTest {
 
     /** A script sent now reaches the (idle) stand-in at once: it must not be refused as late. */
     private static void assertNotLate(ServerClock clock, String when) {
+        assertNotLate(clock, when, 0);
+    }
+
+    private static void assertNotLate(ServerClock clock, String when, long aheadMs) {
         long deadline = clock.deadline(BUDGET);
-        long serverNow = System.currentTimeMillis();
+        long serverNow = System.currentTimeMillis() + aheadMs;
         assertTrue(deadline >= serverNow, when + ": a script sent now would be refused, its deadline "
                 + (serverNow - deadline) + " ms before Redis's time");
     }
@@ -85,5 +97,21 @@ class ServerClockTest {
                 Duration.ofSeconds(5));
         clock.refresh().join(); // prompt
         assertNotLate(clock, "after a prompt refresh");
+    }
+
+    /**
+     * The server's clock steps (or a failover reaches a server with another clock): a fresh sample that cannot be
+     * right beside the one in use replaces it, whatever its error. Kept for being better, the old offset would make
+     * every deadline 5 s early here (every script refused), or late when the step is backwards.
+     */
+    @Test
+    void aSteppedServerClockIsFollowed() {
+        ServerClock clock = new ServerClock(redis(n -> n < ServerClock.FIRST_SAMPLES ? 0 : 20,
+                n -> n < ServerClock.FIRST_SAMPLES ? 0 : 5_000), Duration.ofSeconds(5));
+        clock.refresh().join(); // 5 s ahead now, its reply slower than the first ones'
+        assertNotLate(clock, "after the step", 5_000);
+        long deadline = clock.deadline(BUDGET);
+        assertTrue(deadline <= System.currentTimeMillis() + 5_000 + BUDGET.toMillis(),
+                "never later than the caller's report, in the stepped clock");
     }
 }
