@@ -227,7 +227,10 @@ public final class Job {
         return fields.get("failedReason");
     }
 
-    /** {@return the stack traces of failed attempts, oldest first; empty when none, or when what is stored is not a JSON list} */
+    /**
+     * {@return the stack traces of failed attempts, oldest first; empty when none, or when what is stored is not a
+     * JSON list}
+     */
     public List<String> stacktrace() {
         JsonNode n;
         try {

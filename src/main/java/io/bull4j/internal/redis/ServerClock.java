@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * sample taken in the background once the one in use is older than {@link #REFRESH} replaces it only when its
  * error is no larger (the one in use counts a drift allowance for its age), or when the two cannot both be right
  * (the server's clock stepped, or a failover reached a server with another clock). One late reply no longer
- * pushes every deadline into the past. Local time is monotonic (nanoTime), so a step of this machine's wall clock does not move
- * deadlines.
+ * pushes every deadline into the past. Local time is monotonic (nanoTime), so a step of this machine's wall clock
+ * does not move deadlines.
  */
 public final class ServerClock {
     static final Duration REFRESH = Duration.ofSeconds(30);
@@ -73,7 +73,7 @@ public final class ServerClock {
     public long deadline(Duration budget) {
         Sample s = sample;
         long now = System.nanoTime();
-        if (now - Math.max(s.atNanos, lastTryNanos) > REFRESH.toNanos()) {
+        if (now - s.atNanos > REFRESH.toNanos() && now - lastTryNanos > REFRESH.toNanos()) {
             refresh();
         }
         return s.serverMs + (now - s.atNanos) / 1_000_000 + budget.toMillis() - s.errorAt(now);
