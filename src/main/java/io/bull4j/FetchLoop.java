@@ -329,6 +329,7 @@ final class FetchLoop implements Runnable {
                 markerCallCut = true;
                 return null; // cut on purpose (a pause, even one resumed since, or a stop)
             }
+            c.noticeError(e); // READONLY: the server became a replica; the link reconnects
             // a blocking call that outlives its timeout is stuck (e.g. after a failover): start afresh
             throw e;
         } finally {

@@ -41,17 +41,20 @@ final class ChaosRun {
         /** The cluster and the queue's hash slot on a cluster run; null and -1 otherwise. */
         final ChaosCluster cluster;
         final int slot;
+        /** The primary, replica and Sentinels on a Sentinel run; null otherwise. */
+        final ChaosSentinel sentinel;
         final History log;
         final Random random;
         final WorkerSettings settings;
         private final long deadline;
 
-        Faults(WorkerFleet fleet, ChaosRedis redis, ChaosCluster cluster, int slot, History log, Random random,
-               WorkerSettings settings, Duration time) {
+        Faults(WorkerFleet fleet, ChaosRedis redis, ChaosCluster cluster, int slot, ChaosSentinel sentinel,
+               History log, Random random, WorkerSettings settings, Duration time) {
             this.fleet = fleet;
             this.redis = redis;
             this.cluster = cluster;
             this.slot = slot;
+            this.sentinel = sentinel;
             this.log = log;
             this.random = random;
             this.settings = settings;
@@ -99,8 +102,11 @@ final class ChaosRun {
     private ChaosRun() {
     }
 
+    /** Where the queue lives: one Redis, a Redis Cluster, or a primary and replica behind Sentinels. */
+    enum Topology { SINGLE, CLUSTER, SENTINEL }
+
     static Result execute(Plan plan, Nemesis nemesis) throws Exception {
-        return execute(plan, nemesis, false);
+        return execute(plan, nemesis, Topology.SINGLE);
     }
 
     /**
@@ -108,23 +114,34 @@ final class ChaosRun {
      * tag, so that all its keys are in one slot, whose primary and replica the nemesis acts on.
      */
     static Result executeOnCluster(Plan plan, Nemesis nemesis) throws Exception {
-        return execute(plan, nemesis, true);
+        return execute(plan, nemesis, Topology.CLUSTER);
     }
 
-    private static Result execute(Plan plan, Nemesis nemesis, boolean onCluster) throws Exception {
+    /** The run on a primary and a replica behind three Sentinels, reached through a Sentinel URI. */
+    static Result executeOnSentinel(Plan plan, Nemesis nemesis) throws Exception {
+        return execute(plan, nemesis, Topology.SENTINEL);
+    }
+
+    private static Result execute(Plan plan, Nemesis nemesis, Topology topology) throws Exception {
         Path dir = runDir(plan);
+        boolean onCluster = topology == Topology.CLUSTER;
         String name = "chaos-" + plan.scenario().replaceAll("[^a-z0-9]+", "-");
         String queue = onCluster ? "{" + name + "}" : name;
         ChaosRedis redis = null;
         ChaosCluster cluster = null;
+        ChaosSentinel sentinel = null;
         try (History faults = new History(dir.resolve("faults.jsonl"));
              History producerLog = new History(dir.resolve("producer.jsonl"))) {
-            if (onCluster) {
-                cluster = ChaosCluster.start(dir);
-            } else {
-                redis = ChaosRedis.start(dir, plan.appendfsync(), plan.maxmemory());
+            switch (topology) {
+                case CLUSTER -> cluster = ChaosCluster.start(dir);
+                case SENTINEL -> sentinel = ChaosSentinel.start(dir);
+                default -> redis = ChaosRedis.start(dir, plan.appendfsync(), plan.maxmemory());
             }
-            String uri = onCluster ? cluster.uri() : redis.uri();
+            String uri = switch (topology) {
+                case CLUSTER -> cluster.uri();
+                case SENTINEL -> sentinel.uri();
+                default -> redis.uri();
+            };
             int slot = onCluster ? cluster.slotOf("bull:" + queue + ":wait") : -1;
             faults.append("PLAN", "plan", plan.toString(), "redis", uri, "slot", slot);
             WorkerFleet fleet = new WorkerFleet(plan.engine(), plan.settings(), uri, queue, plan.workers(),
@@ -136,24 +153,27 @@ final class ChaosRun {
                 // tens of seconds to get there, and the run would otherwise measure start-up, not faults
                 faults.append("FLEET_READY", "all", fleet.awaitAllReady(Duration.ofMinutes(3)));
                 producer.start();
-                Faults f = new Faults(fleet, redis, cluster, slot, faults, new Random(plan.seed()), plan.settings(),
-                        plan.faultTime());
+                Faults f = new Faults(fleet, redis, cluster, slot, sentinel, faults, new Random(plan.seed()),
+                        plan.settings(), plan.faultTime());
                 faults.append("NEMESIS_START");
                 nemesis.run(f);
                 faults.append("NEMESIS_END");
                 if (onCluster) {
                     healCluster(cluster, faults);
                 }
+                if (sentinel != null) {
+                    healSentinel(sentinel, faults);
+                }
                 heal(fleet, redis, faults);
                 producer.stop();
                 producer.awaitFinished(Duration.ofSeconds(30));
                 faults.append("PRODUCER_END", "invoked", producer.invoked());
-                awaitDrained(admin(redis, cluster, queue), queue, drainLimit(plan.settings()));
+                awaitDrained(admin(redis, cluster, sentinel, queue), queue, drainLimit(plan.settings()));
                 faults.append("DRAINED");
             } finally {
                 fleet.close();
             }
-            FinalState end = FinalState.read(admin(redis, cluster, queue), queue);
+            FinalState end = FinalState.read(admin(redis, cluster, sentinel, queue), queue);
             Verdict verdict = new Checker(HistoryLog.read(dir), end).check();
             Files.writeString(dir.resolve("verdict.txt"), plan + "\n" + verdict + "\n"
                     + String.join("\n", verdict.violations()) + "\n");
@@ -167,11 +187,32 @@ final class ChaosRun {
             if (cluster != null) {
                 cluster.close();
             }
+            if (sentinel != null) {
+                sentinel.close();
+            }
         }
     }
 
-    private static RedisCommands<String, String> admin(ChaosRedis redis, ChaosCluster cluster, String queue) {
+    private static RedisCommands<String, String> admin(ChaosRedis redis, ChaosCluster cluster,
+                                                       ChaosSentinel sentinel, String queue) {
+        if (sentinel != null) {
+            return sentinel.admin();
+        }
         return redis != null ? redis.admin() : cluster.adminFor("bull:" + queue + ":wait");
+    }
+
+    /** After the last fault behind Sentinel: a killed node back as a replica of the primary, in sync. */
+    private static void healSentinel(ChaosSentinel sentinel, History faults) {
+        int primary = sentinel.primary();
+        for (int i = 0; i < sentinel.size(); i++) {
+            if (!sentinel.isAlive(i)) {
+                sentinel.restartAsReplicaOf(i, primary);
+                faults.append("FAULT_END", "kind", "Sentinel node down at the end");
+            }
+            if (i != primary) {
+                sentinel.awaitReplicating(i, Duration.ofSeconds(60));
+            }
+        }
     }
 
     /** After the last fault on a cluster: every killed node restarted, every slot served again. */

@@ -183,4 +183,26 @@ class ChaosSuiteTest {
         assertSafe(r); // writes lost with the primary are counted apart (lostInRedisCrash), not as lost
         assertTrue(HistoryLog.read(r.dir()).of("PROMOTED").count() > 0, "replicas took over");
     }
+
+    @Test
+    @Order(13)
+    void sentinelFailover() throws Exception {
+        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
+        Plan p = plan("Sentinel SENTINEL FAILOVER", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null);
+        Result r = ChaosRun.executeOnSentinel(p, Scenarios.sentinelFailover(Duration.ofSeconds(15)));
+        System.out.println(ChaosReport.row(r) + "\n  " + r.dir());
+        assertSafe(r); // writes the old primary took before Sentinel demoted it are counted apart (lostInRedisCrash)
+        assertTrue(HistoryLog.read(r.dir()).of("DEMOTED").count() > 0, "failovers happened");
+    }
+
+    @Test
+    @Order(14)
+    void sentinelPrimaryKill9() throws Exception {
+        assumeTrue(FULL, "full variant only (-Dbull4j.chaos=full)");
+        Plan p = plan("Sentinel primary kill -9", Engine.BULL4J, WorkerSettings.fiveSecondLocks(8), null);
+        Result r = ChaosRun.executeOnSentinel(p, Scenarios.sentinelPrimaryKill9(Duration.ofSeconds(15)));
+        System.out.println(ChaosReport.row(r) + "\n  " + r.dir());
+        assertSafe(r);
+        assertTrue(HistoryLog.read(r.dir()).of("PROMOTED").count() > 0, "the replica took over");
+    }
 }

@@ -59,7 +59,12 @@ final class Checker {
     /** Per process, the times its ticker ran more than a second late (BLOCKED lines: from = mono - ms). */
     private final Map<String, List<Window>> blockedIn = new HashMap<>();
     private final List<Window> redisFaults = new ArrayList<>();
-    private final List<Long> crashes = new ArrayList<>(); // Redis kill -9
+    /**
+     * When acknowledged writes could be lost by Redis itself: the {@link #CRASH_LOSS_WINDOW_NANOS} before a kill -9,
+     * and a Sentinel failover from that long before it began to its end (the old primary took writes until
+     * Sentinel demoted it). The window's end is the crash.
+     */
+    private final List<Window> crashes = new ArrayList<>();
     private final Map<String, List<Long>> lockLostAt = new HashMap<>(); // key: proc + " " + job
 
     Checker(HistoryLog log, FinalState state) {
@@ -100,11 +105,17 @@ final class Checker {
                 case "FAULT_BEGIN" -> {
                     openRedisFaults.put(e.text("kind"), e.mono());
                     if (e.text("kind").contains("kill -9")) {
-                        crashes.add(e.mono());
+                        crashes.add(new Window("crash", e.mono() - CRASH_LOSS_WINDOW_NANOS, e.mono()));
                     }
                 }
-                case "FAULT_END" -> redisFaults.add(new Window(e.text("kind"),
-                        openRedisFaults.remove(e.text("kind")), e.mono()));
+                case "FAULT_END" -> {
+                    redisFaults.add(new Window(e.text("kind"), openRedisFaults.remove(e.text("kind")), e.mono()));
+                    // the old primary took writes until Sentinel demoted it, at the fault's end: lost as in a crash
+                    if (e.text("kind").equals(Scenarios.SENTINEL_FAILOVER)) {
+                        crashes.add(new Window("failover", redisFaults.get(redisFaults.size() - 1).from()
+                                - CRASH_LOSS_WINDOW_NANOS, e.mono()));
+                    }
+                }
                 default -> { }
             }
         }
@@ -194,7 +205,7 @@ final class Checker {
                 long ackAt = addOkAt.get(id);
                 // acknowledged by a Redis that crashed right after: the write may not have left it (async
                 // replication to a replica, or an AOF not yet written); counted apart, with its evidence
-                Long crash = crashes.stream().filter(t -> t >= ackAt && t - ackAt <= CRASH_LOSS_WINDOW_NANOS)
+                Long crash = crashes.stream().filter(w -> ackAt >= w.from() && ackAt <= w.to()).map(Window::to)
                         .findFirst().orElse(null);
                 if (crash != null && !state.statesById.containsKey(id)) {
                     v.lostInRedisCrash.add(lost + " acknowledged " + (crash - ackAt) / 1_000_000 + " ms before");
@@ -236,7 +247,7 @@ final class Checker {
                 long earlier = times.get(i - 1);
                 long later = times.get(i);
                 // a Redis crash between the two: the first completion was acknowledged but not persisted
-                boolean crashBetween = crashes.stream().anyMatch(t -> t >= earlier && t <= later);
+                boolean crashBetween = crashes.stream().anyMatch(w -> w.to() >= earlier && w.to() <= later);
                 (crashBetween ? v.completionsLostInRedisCrash : v.finishedTwice).add(id);
             }
         });

@@ -255,6 +255,67 @@ final class Scenarios {
         };
     }
 
+    /**
+     * {@code SENTINEL FAILOVER} every {@code gap}: Sentinel promotes the replica at once, without waiting for it to
+     * catch up, and turns the old primary into its replica only some seconds later (Sentinel waits before it
+     * corrects a role), closing its clients then. Writes the old primary took in between are lost with it
+     * (replication is asynchronous): counted apart, as in a crash, from the failover's end.
+     */
+    static Nemesis sentinelFailover(Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                int from = f.sentinel.primary();
+                int to = 1 - from;
+                f.redisFault(SENTINEL_FAILOVER, () -> {
+                    f.sentinel.awaitPromotableReplica(Duration.ofSeconds(30));
+                    f.log.append("FAILOVER", "from", f.sentinel.port(from), "to", f.sentinel.port(to));
+                    require(f.sentinel.failover(), "+OK");
+                    awaitSentinelPrimary(f, to, Duration.ofSeconds(30));
+                    f.sentinel.awaitReplicating(from, Duration.ofSeconds(60));
+                    f.log.append("DEMOTED", "port", f.sentinel.port(from));
+                });
+            }
+        };
+    }
+
+    /** The fault kind of {@link #sentinelFailover}, which the checker treats as a crash at its end. */
+    static final String SENTINEL_FAILOVER = "SENTINEL FAILOVER";
+
+    /**
+     * kill -9 of the primary behind Sentinel every {@code gap}: the Sentinels promote the replica once they agree
+     * it is down (1 s without answers, quorum 2); the killed node then comes back, empty, as its replica.
+     */
+    static Nemesis sentinelPrimaryKill9(Duration gap) {
+        return f -> {
+            while (f.timeLeft()) {
+                f.hold(gap);
+                int from = f.sentinel.primary();
+                int to = 1 - from;
+                f.redisFault("Sentinel primary kill -9", () -> {
+                    f.sentinel.awaitPromotableReplica(Duration.ofSeconds(30));
+                    f.log.append("PRIMARY_KILL9", "port", f.sentinel.port(from), "replica", f.sentinel.port(to));
+                    f.sentinel.kill9(from);
+                    awaitSentinelPrimary(f, to, Duration.ofSeconds(30));
+                    f.sentinel.restartAsReplicaOf(from, to);
+                    f.sentinel.awaitReplicating(from, Duration.ofSeconds(60));
+                });
+            }
+        };
+    }
+
+    /** Polls until Sentinel names {@code node} as the primary and it answers as one; fails the run otherwise. */
+    private static void awaitSentinelPrimary(ChaosRun.Faults f, int node, Duration limit) {
+        long start = System.nanoTime();
+        while (f.sentinel.primary() != node || !f.sentinel.isPrimary(node)) {
+            if (System.nanoTime() - start > limit.toNanos()) {
+                throw new IllegalStateException("node " + f.sentinel.port(node) + " not primary within " + limit);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        }
+        f.log.append("PROMOTED", "port", f.sentinel.port(node), "ms", (System.nanoTime() - start) / 1_000_000);
+    }
+
     /** Polls until {@code node} serves the queue's slot as a primary; fails the run if it never does. */
     private static void awaitPrimary(ChaosRun.Faults f, int node, Duration limit) {
         long start = System.nanoTime();

@@ -240,7 +240,7 @@ public final class RedisTestServer implements AutoCloseable {
      * redis-server from PATH, else the binary shipped inside the embedded-redis test jar (Redis 6.2).
      * {@code BULL4J_TEST_REDIS=embedded} forces the embedded one, to run the suite on the oldest supported Redis.
      */
-    private static Path findBinary() {
+    static Path findBinary() {
         Optional<Path> onPath = forceEmbedded() ? Optional.empty() : onPath("redis-server");
         if (onPath.isPresent()) {
             return onPath.get();
@@ -343,7 +343,7 @@ public final class RedisTestServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
             return s.getLocalPort();
         } catch (IOException e) {
@@ -372,7 +372,7 @@ public final class RedisTestServer implements AutoCloseable {
         }
     }
 
-    private static String log(Path dir) {
+    static String log(Path dir) {
         try {
             return Files.readString(dir.resolve("redis.log"));
         } catch (IOException e) {

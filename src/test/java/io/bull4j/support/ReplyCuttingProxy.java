@@ -19,10 +19,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Redis that the command ran before it cuts. Or {@link #release()} delivers the replies held back, late: the test
  * acts between a command and the client's reading of its answer. Every other connection, and every connection
  * made after, passes bytes both ways untouched.
+ *
+ * <p>It also stands for a name that a failover moves, as a cloud provider's primary endpoint in DNS: after
+ * {@link #pointTo(int)} new connections reach another server, and the open ones stay with the old one.
  */
 public final class ReplyCuttingProxy implements AutoCloseable {
     private final String upstreamHost;
-    private final int upstreamPort;
+    private volatile int upstreamPort;
     private final ServerSocket server;
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private volatile byte[] trigger;
@@ -63,6 +66,11 @@ public final class ReplyCuttingProxy implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /** Connections made from now on go to {@code port} on the same host; the open ones stay where they are. */
+    public void pointTo(int port) {
+        upstreamPort = port;
     }
 
     /** The first connection whose client sends {@code bytes} from now on holds back every reply after them. */

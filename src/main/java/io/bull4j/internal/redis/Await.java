@@ -103,6 +103,20 @@ public final class Await {
         return "";
     }
 
+    /**
+     * Whether {@code t} (or a cause) is Redis's READONLY reply: the server is a replica, which after a failover
+     * means the connection still leads to the old primary.
+     */
+    public static boolean isReadOnlyReply(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof io.lettuce.core.RedisCommandExecutionException
+                    && String.valueOf(t.getMessage()).startsWith("READONLY ")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Maps a failure from a Redis future to a bull4j exception, leaving bull4j's own exceptions as they are. */
     public static RuntimeException translate(Throwable t, String what) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {

@@ -24,6 +24,17 @@ public final class DedicatedConnection implements AutoCloseable {
         return commands;
     }
 
+    StatefulConnection<String, String> connection() {
+        return connection;
+    }
+
+    /** A reply from this connection's server says it is a replica now: see {@link RedisLink#reconnectAfterReadOnly()}. */
+    public void noticeError(Throwable error) {
+        if (Await.isReadOnlyReply(error)) {
+            link.reconnectAfterReadOnly();
+        }
+    }
+
     /**
      * Closing fails any command in flight on it at once, which is how a blocked fetch is woken on close.
      * Idempotent: the owner and the link's own close may both call it.

@@ -43,6 +43,10 @@ public final class RedisLink implements AutoCloseable {
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(30);
     /** The longest close() waits for the connections, then for the client's threads. */
     static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+    /** The least time between two drops of the connections for READONLY replies. */
+    static final Duration READ_ONLY_GAP = Duration.ofSeconds(1);
+    /** The least time between two WARNs about them (a link pointed at a replica by mistake would repeat it). */
+    static final Duration READ_ONLY_WARN_GAP = Duration.ofMinutes(1);
     private static final Logger log = LoggerFactory.getLogger(RedisLink.class);
 
     private final AbstractRedisClient client;
@@ -56,11 +60,26 @@ public final class RedisLink implements AutoCloseable {
     private final String serverVersion;
     private final String serverId;
     private final List<DedicatedConnection> dedicated = new CopyOnWriteArrayList<>();
+    /** The Sentinels' failover announcements, on a Sentinel URI of our own; null otherwise. */
+    private final SentinelWatch sentinelWatch;
     private volatile boolean closed;
+    /** When the connections were last dropped for a READONLY reply (see {@link #reconnectAfterReadOnly()}). */
+    private final java.util.concurrent.atomic.AtomicLong readOnlyDropAt =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - READ_ONLY_GAP.toNanos());
+    /** When Sentinel last announced a switch of the primary. */
+    private volatile long switchAt = System.nanoTime() - READ_ONLY_GAP.toNanos();
+    /** When that was last logged at WARN. */
+    private volatile long readOnlyWarnAt = System.nanoTime() - READ_ONLY_WARN_GAP.toNanos();
     /** Whether this link gave its client and resources back: once, whichever close or failure comes first. */
     private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RedisLink(AbstractRedisClient client, ClientResources ownResources, Duration commandTimeout) {
+        this(client, ownResources, commandTimeout, null);
+    }
+
+    /** {@code sentinelUri}: the URI of a client of our own, watched for failovers when it names Sentinels. */
+    private RedisLink(AbstractRedisClient client, ClientResources ownResources, Duration commandTimeout,
+                      RedisURI sentinelUri) {
         this.client = client;
         this.ownsClient = ownResources != null;
         this.ownResources = ownResources;
@@ -80,7 +99,7 @@ public final class RedisLink implements AutoCloseable {
             close();
             throw e;
         }
-        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock);
+        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock, this::reconnectAfterReadOnly);
         String info;
         try {
             // refused (an ACL without +info) or failed, the connection and client are closed, not left reconnecting
@@ -91,6 +110,8 @@ public final class RedisLink implements AutoCloseable {
             throw e;
         }
         this.serverVersion = RedisVersion.parse(info);
+        this.sentinelWatch = sentinelUri == null ? null
+                : SentinelWatch.start((RedisClient) client, sentinelUri, commandTimeout, this::reconnectAfterSwitch);
         String runId = EvictionPolicyCheck.field(info, "run_id");
         this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
     }
@@ -129,7 +150,7 @@ public final class RedisLink implements AutoCloseable {
             SharedResources.release(resources, CLOSE_WAIT);
             throw e;
         }
-        return new RedisLink(client, resources, commandTimeout);
+        return new RedisLink(client, resources, commandTimeout, redisUri);
     }
 
     /**
@@ -377,6 +398,71 @@ public final class RedisLink implements AutoCloseable {
         }
     }
 
+    /**
+     * A write refused with READONLY: the server at the other end is a replica now. After a failover, Sentinel and
+     * DNS names (a cloud provider's primary endpoint) lead to the new primary, but open connections stay with the
+     * old one, and Lettuce does not reconnect on an error reply: every write would be refused until a restart. So
+     * every connection of this link is dropped (at most once a second), and Lettuce's reconnect asks Sentinel, or
+     * looks the name up, again. Not on a Cluster, whose replicas answer MOVED and whose slot map follows failovers,
+     * nor on a caller's client that does not reconnect. Calls in flight on the dropped connections fail as not
+     * applied, or as unknown when they were sent (the same outcomes as a connection reset).
+     */
+    void reconnectAfterReadOnly() {
+        if (closed || isCluster() || !client.getOptions().isAutoReconnect()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long last = readOnlyDropAt.get();
+        if (now - last < READ_ONLY_GAP.toNanos() || !readOnlyDropAt.compareAndSet(last, now)) {
+            return;
+        }
+        if (sentinelWatch != null && now - switchAt < READ_ONLY_GAP.toNanos()) {
+            return; // the switch was announced, and the connections dropped, a moment ago
+        }
+        if (now - readOnlyWarnAt >= READ_ONLY_WARN_GAP.toNanos()) {
+            readOnlyWarnAt = now;
+            log.warn("Redis answered READONLY: the server bull4j is connected to is a replica (after a failover, "
+                    + "or a URI that names a replica); reconnecting, so that Sentinel or DNS gives the primary "
+                    + "(repeats within {} are logged at DEBUG)", READ_ONLY_WARN_GAP);
+        } else {
+            log.debug("Redis answered READONLY again; reconnecting");
+        }
+        dropConnections();
+    }
+
+    /** Sentinel announced a new primary of ours: every connection goes to it now (see {@link SentinelWatch}). */
+    private void reconnectAfterSwitch(String announcement) {
+        if (closed) {
+            return;
+        }
+        switchAt = System.nanoTime();
+        log.info("Sentinel switched the primary ({}); reconnecting to the new one", announcement);
+        dropConnections();
+    }
+
+    private void dropConnections() {
+        disconnect(shared);
+        for (DedicatedConnection d : dedicated) {
+            disconnect(d.connection());
+        }
+    }
+
+    /** Closes the socket only: Lettuce's watchdog then reconnects the same connection object. */
+    private static void disconnect(StatefulConnection<String, String> connection) {
+        if (!(connection instanceof io.lettuce.core.RedisChannelHandler)) {
+            return;
+        }
+        Object writer = ((io.lettuce.core.RedisChannelHandler<?, ?>) connection).getChannelWriter();
+        for (int depth = 0; writer instanceof io.lettuce.core.Delegating && depth < 8; depth++) {
+            writer = ((io.lettuce.core.Delegating<?>) writer).getDelegate();
+        }
+        if (writer instanceof io.lettuce.core.protocol.DefaultEndpoint) {
+            ((io.lettuce.core.protocol.DefaultEndpoint) writer).disconnect();
+        } else {
+            log.debug("cannot drop a connection whose writer is {}", writer);
+        }
+    }
+
     void forget(DedicatedConnection d) {
         dedicated.remove(d);
     }
@@ -406,6 +492,9 @@ public final class RedisLink implements AutoCloseable {
             closing.add(d.closeAsync());
         }
         closing.add(shared.closeAsync());
+        if (sentinelWatch != null) {
+            closing.addAll(sentinelWatch.closeAsync());
+        }
         try {
             CompletableFuture.allOf(closing.toArray(new CompletableFuture[0])).get(CLOSE_WAIT.toMillis(),
                     TimeUnit.MILLISECONDS);

@@ -23,11 +23,15 @@ public final class ScriptRunner {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final Duration timeout;
     private final ServerClock serverClock;
+    /** Told of every READONLY reply: the link then reconnects to whatever the address leads to now. */
+    private final Runnable onReadOnly;
 
-    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock) {
+    public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock,
+                        Runnable onReadOnly) {
         this.commands = commands;
         this.timeout = timeout;
         this.serverClock = serverClock;
+        this.onReadOnly = onReadOnly;
     }
 
     public Duration timeout() {
@@ -59,11 +63,18 @@ public final class ScriptRunner {
             if (cause instanceof RedisNoScriptException) {
                 RedisFuture<T> second = commands.eval(script.source(), type, keys, withDeadline);
                 inFlight.set(second);
-                return second.toCompletableFuture();
+                return second.toCompletableFuture().whenComplete((v, e) -> noticeReadOnly(e));
             }
+            noticeReadOnly(cause);
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
         return Await.within(result, budget, script.name(), () -> inFlight.get().cancel(false));
+    }
+
+    private void noticeReadOnly(Throwable error) {
+        if (error != null && Await.isReadOnlyReply(error)) {
+            onReadOnly.run();
+        }
     }
 
     /** Runs and waits, within the command timeout. */
