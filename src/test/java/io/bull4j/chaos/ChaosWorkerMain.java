@@ -54,9 +54,12 @@ public final class ChaosWorkerMain {
         closed.await();
     }
 
-    /** One Redis URI, or a comma-separated list of cluster nodes (the seeds of a cluster connection). */
+    /**
+     * One Redis URI (a Sentinel URI may list several Sentinels), or a comma-separated list of cluster nodes (the
+     * seeds of a cluster connection).
+     */
     static Bull4jConnection connect(String uri, Duration commandTimeout) {
-        return uri.contains(",")
+        return uri.contains(",") && !uri.startsWith("redis-sentinel://")
                 ? Bull4jConnection.createCluster(List.of(uri.split(",")), commandTimeout)
                 : Bull4jConnection.create(uri, commandTimeout);
     }

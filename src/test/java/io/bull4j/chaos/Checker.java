@@ -247,7 +247,9 @@ final class Checker {
                 long earlier = times.get(i - 1);
                 long later = times.get(i);
                 // a Redis crash between the two: the first completion was acknowledged but not persisted
-                boolean crashBetween = crashes.stream().anyMatch(w -> w.to() >= earlier && w.to() <= later);
+                // or the first acknowledged in a failover's window, and lost with the old primary's writes
+                boolean crashBetween = crashes.stream().anyMatch(w -> w.to() >= earlier && w.to() <= later
+                        || w.kind().equals("failover") && earlier >= w.from() && earlier <= w.to());
                 (crashBetween ? v.completionsLostInRedisCrash : v.finishedTwice).add(id);
             }
         });

@@ -66,9 +66,10 @@ public final class RedisLink implements AutoCloseable {
     /** When the connections were last dropped for a READONLY reply (see {@link #reconnectAfterReadOnly()}). */
     private final java.util.concurrent.atomic.AtomicLong readOnlyDropAt =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - READ_ONLY_GAP.toNanos());
-    /** When Sentinel last announced a switch of the primary. */
+    /** The last switch of the primary a Sentinel announced, and when. */
+    private volatile String lastSwitch = "";
     private volatile long switchAt = System.nanoTime() - READ_ONLY_GAP.toNanos();
-    /** When that was last logged at WARN. */
+    /** When a drop for READONLY was last logged at WARN. */
     private volatile long readOnlyWarnAt = System.nanoTime() - READ_ONLY_WARN_GAP.toNanos();
     /** Whether this link gave its client and resources back: once, whichever close or failure comes first. */
     private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
@@ -431,10 +432,11 @@ public final class RedisLink implements AutoCloseable {
     }
 
     /** Sentinel announced a new primary of ours: every connection goes to it now (see {@link SentinelWatch}). */
-    private void reconnectAfterSwitch(String announcement) {
-        if (closed) {
-            return;
+    private synchronized void reconnectAfterSwitch(String announcement) {
+        if (closed || announcement.equals(lastSwitch)) {
+            return; // every Sentinel announces it
         }
+        lastSwitch = announcement;
         switchAt = System.nanoTime();
         log.info("Sentinel switched the primary ({}); reconnecting to the new one", announcement);
         dropConnections();
