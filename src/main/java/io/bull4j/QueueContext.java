@@ -49,6 +49,13 @@ final class QueueContext {
 
     /** Waits within the command timeout. */
     <T> T await(CompletionStage<T> stage, String what) {
-        return Await.result(stage, link.commandTimeout(), what);
+        try {
+            return Await.result(stage, link.commandTimeout(), what);
+        } catch (RedisOutcomeUnknownException e) {
+            if (e.isTimeout()) {
+                link.probeAfterTimeout();
+            }
+            throw e;
+        }
     }
 }

@@ -121,7 +121,8 @@ class FailoverTest {
         }
     }
 
-    private static String addWithRetries(Queue queue, Duration limit) {
+    /** Adds one job with a fixed id until an add succeeds, as an application retrying would; its id. */
+    static String addWithRetries(Queue queue, Duration limit) {
         long until = System.nanoTime() + limit.toNanos();
         RedisException last = null;
         while (System.nanoTime() < until) {

@@ -66,6 +66,8 @@ public final class RedisLink implements AutoCloseable {
     /** When the connections were last dropped for a READONLY reply (see {@link #reconnectAfterReadOnly()}). */
     private final java.util.concurrent.atomic.AtomicLong readOnlyDropAt =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - READ_ONLY_GAP.toNanos());
+    /** Whether a PING is checking the shared connection after a call timed out. */
+    private final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
     /** The last switch of the primary a Sentinel announced, and when. */
     private volatile String lastSwitch = "";
     private volatile long switchAt = System.nanoTime() - READ_ONLY_GAP.toNanos();
@@ -100,7 +102,8 @@ public final class RedisLink implements AutoCloseable {
             close();
             throw e;
         }
-        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock, this::reconnectAfterReadOnly);
+        this.scripts = new ScriptRunner(commands, commandTimeout, serverClock, this::reconnectAfterReadOnly,
+                this::probeAfterTimeout);
         String info;
         try {
             // refused (an ACL without +info) or failed, the connection and client are closed, not left reconnecting
@@ -429,6 +432,42 @@ public final class RedisLink implements AutoCloseable {
             log.debug("Redis answered READONLY again; reconnecting");
         }
         dropConnections();
+    }
+
+    /**
+     * A call on the shared connection got no answer within its bound. Redis may be slow; or the connection is dead
+     * without a reset (a peer gone, a flow dropped by a NAT, a firewall or a load balancer, a partition): the socket
+     * stays open, every call on it times out, and on Netty's NIO transport the kernel gives up only after about 15
+     * minutes. So a PING on the same connection probes it, one at a time, and when that gets no answer within the
+     * command timeout either, the connection is dropped and Lettuce reconnects. A busy Redis answers a PING (BUSY
+     * during a long script), and CLIENT PAUSE WRITE does not hold one; a command that keeps Redis itself from
+     * answering longer than the command timeout (a KEYS over millions of keys) costs a reconnect. Not on a
+     * Cluster (Lettuce's connection there is one per node, behind the cluster connection) nor on a caller's client
+     * that does not reconnect.
+     */
+    public void probeAfterTimeout() {
+        if (closed || isCluster() || !client.getOptions().isAutoReconnect() || !probing.compareAndSet(false, true)) {
+            return;
+        }
+        CompletableFuture<String> pong;
+        try {
+            pong = Await.within(commands.ping(), commandTimeout, "PING");
+        } catch (RuntimeException e) {
+            probing.set(false); // not sent (disconnected): Lettuce is reconnecting already
+            return;
+        }
+        pong.whenComplete((reply, error) -> {
+            try {
+                if (error instanceof RedisException && ((RedisException) error).isTimeout() && !closed) {
+                    log.warn("no answer from Redis within {} on a connection, to a call and then to a PING: dropping "
+                            + "the connection so that Lettuce reconnects (a peer gone without a reset, a dropped "
+                            + "network flow, or a Redis that does not answer)", commandTimeout);
+                    disconnect(shared);
+                }
+            } finally {
+                probing.set(false);
+            }
+        });
     }
 
     /** Sentinel announced a new primary of ours: every connection goes to it now (see {@link SentinelWatch}). */

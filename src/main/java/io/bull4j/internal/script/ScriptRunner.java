@@ -25,13 +25,16 @@ public final class ScriptRunner {
     private final ServerClock serverClock;
     /** Told of every READONLY reply: the link then reconnects to whatever the address leads to now. */
     private final Runnable onReadOnly;
+    /** Told of every call that got no answer in time: the link then checks that its connection still answers. */
+    private final Runnable onTimeout;
 
     public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock,
-                        Runnable onReadOnly) {
+                        Runnable onReadOnly, Runnable onTimeout) {
         this.commands = commands;
         this.timeout = timeout;
         this.serverClock = serverClock;
         this.onReadOnly = onReadOnly;
+        this.onTimeout = onTimeout;
     }
 
     public Duration timeout() {
@@ -68,7 +71,10 @@ public final class ScriptRunner {
             noticeReadOnly(cause);
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
-        return Await.within(result, budget, script.name(), () -> inFlight.get().cancel(false));
+        return Await.within(result, budget, script.name(), () -> {
+            inFlight.get().cancel(false);
+            onTimeout.run();
+        });
     }
 
     private void noticeReadOnly(Throwable error) {
