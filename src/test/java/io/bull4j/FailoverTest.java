@@ -133,7 +133,7 @@ class FailoverTest {
                 LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
             }
         }
-        fail("no add succeeded within " + limit + " of the failover; last error: " + last);
+        fail("no add succeeded within " + limit + "; last error: " + last);
         return null;
     }
 
