@@ -40,7 +40,19 @@ class RedisFaultTest {
                 } finally {
                     server.sync().replicaofNoOne();
                 }
-                Job after = queue.add("after", Map.of());
+                // the READONLY reply made the connection reconnect: adds are refused, unapplied, until it is back
+                Job after = null;
+                long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (after == null) {
+                    try {
+                        after = queue.add("after", Map.of());
+                    } catch (RedisNotAppliedException e) {
+                        if (System.nanoTime() > until) {
+                            throw e;
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+                    }
+                }
                 assertEquals(Long.parseLong(before.id()) + 1, Long.parseLong(after.id()), "the refused add took no id");
                 assertEquals(2, queue.getJobCounts(JobState.WAITING).get(JobState.WAITING));
             }
