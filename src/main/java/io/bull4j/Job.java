@@ -194,12 +194,31 @@ public final class Job {
      *         {@code type}
      */
     public <T> T returnValue(Class<T> type) {
-        String json = returnValueJson();
-        return json == null ? null : readField("returnvalue", json, ctx.mapper.constructType(type));
+        return readReturnValue(ctx.mapper.constructType(type));
     }
 
     /**
-     * The last progress reported (a number, or any JSON value as plain Java values); 0 when none was.
+     * The return value read as a generic type through the Jackson mapper, e.g.
+     * {@code new TypeReference<List<Receipt>>() {}}.
+     *
+     * @param type the type to read it as
+     * @param <T> the type of the value
+     * @return the value, or null while the job has not completed
+     * @throws JobException (reason {@code BAD_DATA}, naming the field and the job) when the JSON cannot be read as
+     *         {@code type}
+     */
+    public <T> T returnValue(TypeReference<T> type) {
+        return readReturnValue(ctx.mapper.constructType(type));
+    }
+
+    private <T> T readReturnValue(com.fasterxml.jackson.databind.JavaType type) {
+        String json = returnValueJson();
+        return json == null ? null : readField("returnvalue", json, type);
+    }
+
+    /**
+     * The last progress reported (a number, or any JSON value as plain Java values); 0 when none was, or when
+     * JSON {@code null} was (as BullMQ's {@code progress ?? 0}).
      *
      * @return the progress
      * @throws JobException (reason {@code BAD_DATA}, naming the field and the job) when the stored progress is not JSON

@@ -234,6 +234,10 @@ class JsonMappingTest {
                     () -> redis().hget("bull:" + q + ":" + job.id(), "returnvalue") != null, "returnvalue stored");
             assertEquals("{\"finishedAt\":\"2024-03-01T00:00:00Z\"}",
                     redis().hget("bull:" + q + ":" + job.id(), "returnvalue"));
+            // a generic type: the values come back as Instants, not as the text they are stored as
+            Map<String, Instant> value = queue.getJob(job.id()).returnValue(
+                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Instant>>() { });
+            assertEquals(Map.of("finishedAt", Instant.parse("2024-03-01T00:00:00Z")), value);
         }
     }
 
