@@ -49,7 +49,7 @@ final class FetchLoop implements Runnable {
     private volatile long drainedHint = -1;
     /** Failed fetches since the last one that worked (the fetch thread's own): only the first is a WARN. */
     private int failuresInARow;
-    /** Whether the last marker wait was cut by a pause or stop (the fetch thread's own). */
+    /** Whether the last marker wait was cut by a pause or stop (the fetch thread's own, or manual takers' in turn). */
     private boolean markerCallCut;
     /** Whether {@link #run()} started: only a running loop keeps a connection for getWorkers() to list. */
     private volatile boolean looping;
@@ -503,12 +503,16 @@ final class FetchLoop implements Runnable {
         }
         manualLock.lockInterruptibly();
         try {
-            waitForJob(f.nextDelayedMs());
+            markerCallCut = false;
+            boolean woken = waitForJob(f.nextDelayedMs());
+            if (paused || stopping) {
+                if (woken || markerCallCut) {
+                    handBackIfReady(); // a wake-up taken, or maybe taken, for a fetch that will not be made
+                }
+                return FetchedJob.NONE;
+            }
         } finally {
             manualLock.unlock();
-        }
-        if (paused || stopping) {
-            return FetchedJob.NONE;
         }
         return ctx.await(fetchCall(token), "moveToActive");
     }

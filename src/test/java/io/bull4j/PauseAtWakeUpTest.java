@@ -95,6 +95,41 @@ class PauseAtWakeUpTest {
     }
 
     /**
+     * The same with a manual worker ({@code getNextJob(token, true)}) as the one paused as it wakes: its wake-up
+     * too is handed on to the other worker, which runs the job at once.
+     */
+    @Test
+    void aManualWorkerPausedAsItWakesHandsTheWakeUpOn() throws Exception {
+        String q = queueName("pausehand-manual");
+        int rounds = 30;
+        Map<String, String> ranBy = new ConcurrentHashMap<>();
+        WorkerOptions opts = workerOptions().concurrency(1).drainDelay(Duration.ofSeconds(60)).build();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker manual = new Worker(q, opts);
+             Worker b = new Worker(q, job -> {
+                 ranBy.put(job.id(), "b");
+                 return null;
+             }, opts)) {
+            for (int i = 0; i < rounds; i++) {
+                java.util.concurrent.CompletableFuture<Job> taken = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> manual.getNextJob("manual-token", true));
+                eventually(Duration.ofSeconds(10), () -> redis().llen(key(q, "wait")) == 0
+                        && redis().llen(key(q, "active")) == 0 && blockedOnMarker(q) == 2, "both waiting");
+                String id = queue.add("j", Map.of("i", i)).id();
+                manual.pause();
+                Job job = taken.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                if (job != null) { // it fetched before the pause: it has the job, and completes it
+                    job.moveToCompleted("manual", "manual-token", false);
+                    ranBy.put(job.id(), "manual");
+                }
+                eventually(Duration.ofSeconds(5), () -> ranBy.containsKey(id),
+                        "job " + id + " ran while the manual worker was paused (round " + i + ")");
+                manual.resume();
+            }
+        }
+    }
+
+    /**
      * pause() on a paused worker does nothing, as BullMQ's: each call closed the worker's named connection and
      * opened a new one on a thread of its own (100 calls, 100 connections opened).
      */
