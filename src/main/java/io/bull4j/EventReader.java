@@ -69,6 +69,8 @@ final class EventReader implements Runnable {
     public void run() {
         boolean failing = false;
         while (stopping.getCount() > 0) {
+            // only stop() ends the loop: an interrupt flag a listener left set would fail every read (and the pause)
+            Thread.interrupted();
             try {
                 DedicatedConnection c = connection();
                 if (c == null) {
@@ -82,6 +84,13 @@ final class EventReader implements Runnable {
                 handOn(batch);
             } catch (RuntimeException e) {
                 if (stopping.getCount() == 0) {
+                    break;
+                }
+                if (link.isClosed()) {
+                    // a shared connection closed before this QueueEvents: nothing can be read any more
+                    log.warn("reading {} stops: its connection was closed (close a QueueEvents before the "
+                            + "Bull4jConnection it uses)", eventsKey);
+                    errors.accept(e);
                     break;
                 }
                 boolean watchdog = e instanceof RedisException && ((RedisException) e).isTimeout();
@@ -160,8 +169,7 @@ final class EventReader implements Runnable {
         try {
             stopping.await(ERROR_PAUSE_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            stopping.countDown();
+            // not a stop signal (stop() counts down the latch): the flag is cleared and the loop goes on
         }
     }
 

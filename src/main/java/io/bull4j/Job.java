@@ -697,6 +697,10 @@ public final class Job {
                 "reads " + events.keys().qualifiedName() + ", not this job's queue " + ctx.keys.qualifiedName());
         ValidationException.check(!events.isClosed(), "queueEvents", "is closed");
         ValidationException.checkAtLeastOneMs(timeout, "timeout");
+        if (events.isReaderThread()) {
+            // called from one of its listeners: that reader cannot deliver the end while we block its thread
+            return new JobFinishWaiter(ctx, this).await(timeout);
+        }
         return new JobFinishWaiter(ctx, this).await(events, timeout);
     }
 

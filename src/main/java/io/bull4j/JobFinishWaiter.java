@@ -76,7 +76,25 @@ final class JobFinishWaiter {
                     // it may have finished and been removed (removeOnComplete) just now: look, but do not wait
                     return outcome(end.isDone() ? waitFor(end, deadline, timeout) : endAfter(waitFrom, events));
                 default:
-                    return outcome(waitFor(end, deadline, timeout));
+                    QueueEvent e;
+                    try {
+                        e = waitFor(end, deadline, timeout);
+                    } catch (WaitTimeoutException timedOut) {
+                        // the end's event may have been missed (trimmed before the reader reached it, a reader
+                        // that stopped): look once more before saying the job did not finish
+                        IsFinished.Result last;
+                        try {
+                            last = ctx.await(IsFinished.run(ctx.scripts(), ctx.keys, job.id()), "isFinished");
+                        } catch (RuntimeException unreachable) {
+                            throw timedOut;
+                        }
+                        if (last.status() == IsFinished.Status.COMPLETED
+                                || last.status() == IsFinished.Status.FAILED) {
+                            return finished(last);
+                        }
+                        throw timedOut;
+                    }
+                    return outcome(e);
             }
         } finally {
             events.removeListener(listener);

@@ -215,6 +215,13 @@ public final class QueueEvents implements AutoCloseable {
         }
     }
 
+    /** {@return whether the caller runs on this reader's thread (inside one of its listeners)} */
+    boolean isReaderThread() {
+        synchronized (lifecycle) {
+            return thread == Thread.currentThread();
+        }
+    }
+
     boolean isClosed() {
         synchronized (lifecycle) {
             return closed;

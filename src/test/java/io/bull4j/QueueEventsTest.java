@@ -302,4 +302,54 @@ class QueueEventsTest {
         assertNotEquals(d, custom);
         assertTrue(custom.toString().contains("lastEventId=1700000000000-3"));
     }
+
+    /**
+     * A listener that leaves its thread's interrupt flag set (a catch of InterruptedException that restores it)
+     * stopped the reader for good: every read after it failed at once, and the loop took the interrupt for a stop.
+     */
+    @Test
+    void aListenerLeavingTheInterruptFlagSetDoesNotStopTheReader() throws Exception {
+        String q = queueName("events-interrupt");
+        List<QueueEvent> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(connection()).build())) {
+            events.addListener(e -> {
+                seen.add(e);
+                if ("poison".equals(e.jobName())) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            String poison = queue.add("poison", Map.of()).id();
+            eventually(Duration.ofSeconds(10), () -> seen.stream().anyMatch(e -> poison.equals(e.jobId())),
+                    "the first event");
+            String after = queue.add("after", Map.of()).id();
+            eventually(Duration.ofSeconds(10), () -> seen.stream().anyMatch(e -> after.equals(e.jobId())),
+                    "events after the interrupt");
+            assertTrue(events.isRunning());
+        }
+    }
+
+    /** A shared connection closed before the QueueEvents on it: the reader stops, after one error, instead of retrying. */
+    @Test
+    void aReaderWhoseSharedConnectionIsClosedStops() throws Exception {
+        String q = queueName("events-closed-conn");
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Bull4jConnection conn = Bull4jConnection.create(RedisTestServer.get().bull4jUri());
+        try (QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(conn).build())) {
+            events.addListener(new QueueEventListener() {
+                @Override
+                public void onEvent(QueueEvent e) {
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    errors.add(t);
+                }
+            });
+            eventually(Duration.ofSeconds(10), events::isRunning, "reading");
+            conn.close();
+            eventually(Duration.ofSeconds(10), () -> !events.isRunning(), "the reader stopped");
+            assertEquals(1, errors.size(), errors.toString());
+        }
+    }
 }

@@ -228,4 +228,75 @@ class QueueEventsWaitTest {
                     () -> job.waitUntilFinished(mine, Duration.ZERO)).field());
         }
     }
+
+    /**
+     * The stream is trimmed ({@code maxLenEvents}) while the reader lags behind a slow listener: the job's
+     * {@code completed} event is gone before the reader gets there. The wait looks at the job once more before it
+     * reports a timeout (it said "did not finish" of a completed job).
+     */
+    @Test
+    void aWaitWhoseEndWasTrimmedAwayLooksAgainBeforeTimingOut() throws Exception {
+        String q = queueName("wait-trimmed");
+        java.util.concurrent.CountDownLatch inListener = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (Queue queue = new Queue(q, QueueOptions.builder().connection(connection()).maxLenEvents(10).build());
+             QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(connection()).build())) {
+            events.addListener(e -> {
+                inListener.countDown();
+                try {
+                    release.await(); // a slow listener: the reader lags
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Job job = queue.add("x", Map.of());
+            assertTrue(inListener.await(10, java.util.concurrent.TimeUnit.SECONDS), "the reader is held");
+            CompletableFuture<Object> wait = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    wait.complete(job.waitUntilFinished(events, Duration.ofSeconds(3)));
+                } catch (RuntimeException e) {
+                    wait.complete(e);
+                }
+            });
+            waiter.start();
+            // the wait has seen the job unfinished and waits for its event
+            eventually(Duration.ofSeconds(10), () -> Arrays.stream(waiter.getStackTrace())
+                    .anyMatch(f -> f.getMethodName().equals("waitFor")), "the wait is registered");
+            try (Worker worker = new Worker(q, j -> "done", workerOptions().build())) {
+                eventually(Duration.ofSeconds(10), () -> redis().zscore("bull:" + q + ":completed", job.id()) != null,
+                        "completed");
+            }
+            // the events stream trimmed past the end (maxLenEvents trims approximately, so the test trims exactly)
+            redis().xtrim("bull:" + q + ":events", 0);
+            release.countDown();
+            Object outcome = wait.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertInstanceOf(Job.class, outcome, "the completed job, not a timeout: " + outcome);
+            assertEquals("done", ((Job) outcome).returnValue(String.class));
+        }
+    }
+
+    /**
+     * A wait from inside a listener of the reader it waits with: that reader's thread is the caller, so it could never
+     * deliver the end (it timed out every time, holding the reader meanwhile); it waits with a reader of its own.
+     */
+    @Test
+    void aWaitFromAListenerOfItsOwnReaderReturns() throws Exception {
+        String q = queueName("wait-in-listener");
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(connection()).build());
+             Worker worker = new Worker(q, j -> "ok", workerOptions().build())) {
+            events.on(QueueEvent.Type.ADDED, e -> {
+                try {
+                    outcome.complete(queue.getJob(e.jobId()).waitUntilFinished(events, Duration.ofSeconds(10)));
+                } catch (RuntimeException x) {
+                    outcome.complete(x);
+                }
+            });
+            queue.add("x", Map.of());
+            Object r = outcome.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertInstanceOf(Job.class, r, "returned, not timed out: " + r);
+        }
+    }
 }

@@ -360,6 +360,11 @@ public final class RedisLink implements AutoCloseable {
                 "maxmemory_policy");
     }
 
+    /** {@return whether this link was closed} */
+    public boolean isClosed() {
+        return closed;
+    }
+
     public boolean isCluster() {
         return client instanceof RedisClusterClient;
     }
