@@ -64,7 +64,7 @@ public final class RedisTestSentinel implements AutoCloseable {
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
                         .start();
                 OrphanReaper.claim(dir, p);
-                if (awaitPing(p, port)) {
+                if (RedisTestServer.awaitPing(p, port)) {
                     return new RedisTestSentinel(p, port, dir);
                 }
                 p.destroyForcibly();
@@ -73,23 +73,6 @@ public final class RedisTestSentinel implements AutoCloseable {
             }
         }
         throw new IllegalStateException("could not start a Sentinel\n" + RedisTestServer.log(dir));
-    }
-
-    private static boolean awaitPing(Process p, int port) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        try {
-            while (System.nanoTime() < deadline) {
-                if (RedisTestServer.ping(HOST, port)) {
-                    return true;
-                }
-                if (p.waitFor(50, TimeUnit.MILLISECONDS)) {
-                    return false;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return false;
     }
 
     /** A URI through this Sentinel, as bull4j takes it; {@code credentials} ("user:password@") may be empty. */

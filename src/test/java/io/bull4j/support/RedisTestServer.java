@@ -310,7 +310,7 @@ public final class RedisTestServer implements AutoCloseable {
     }
 
     /** Polls PING until it answers; waits on the process between tries so an early exit ends the wait. */
-    private static boolean awaitPing(Process p, int port) {
+    static boolean awaitPing(Process p, int port) {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try {
             while (System.nanoTime() < deadline) {
