@@ -46,10 +46,21 @@ public class Bull4jAutoConfiguration {
         Bull4jProperties.Redis redis = properties.getRedis();
         Duration timeout = redis.getCommandTimeout() != null ? redis.getCommandTimeout()
                 : Bull4jConnection.DEFAULT_COMMAND_TIMEOUT;
-        if (!redis.getClusterNodes().isEmpty()) {
-            return Bull4jConnection.createCluster(redis.getClusterNodes(), timeout);
+        io.bull4j.ConnectionOptions options;
+        try {
+            options = io.bull4j.ConnectionOptions.builder().commandTimeout(timeout).build();
+        } catch (io.bull4j.ValidationException e) {
+            throw new IllegalStateException("bull4j.redis.command-timeout=" + timeout + " is refused: "
+                    + e.getMessage(), e);
         }
-        return Bull4jConnection.create(redis.getUrl(), timeout);
+        boolean cluster = !redis.getClusterNodes().isEmpty();
+        try {
+            return cluster ? Bull4jConnection.createCluster(redis.getClusterNodes(), options)
+                    : Bull4jConnection.create(redis.getUrl(), options);
+        } catch (io.bull4j.ValidationException e) {
+            throw new IllegalStateException((cluster ? "bull4j.redis.cluster-nodes=" + redis.getClusterNodes()
+                    : "bull4j.redis.url") + " is refused: " + e.getMessage(), e);
+        }
     }
 
     @Bean(destroyMethod = "close")

@@ -35,12 +35,24 @@ final class Bull4jMeters implements SmartLifecycle, org.springframework.beans.fa
     @Override
     public synchronized void start() {
         for (Queue queue : queues.all().values()) {
-            QueueMetrics m = new QueueMetrics(queue, Tags.empty(), settings.getRefreshInterval());
+            QueueMetrics m;
+            try {
+                m = new QueueMetrics(queue, Tags.empty(), settings.getRefreshInterval());
+            } catch (io.bull4j.ValidationException e) {
+                throw new IllegalStateException("bull4j.metrics.refresh-interval=" + settings.getRefreshInterval()
+                        + " is refused: " + e.getMessage(), e);
+            }
             m.bindTo(registry);
             bound.add(m);
         }
         for (Map.Entry<String, Worker> e : workers.workers().entrySet()) {
-            WorkerMetrics m = new WorkerMetrics(e.getValue(), Tags.of("worker", e.getKey()), settings.getMaxJobNames());
+            WorkerMetrics m;
+            try {
+                m = new WorkerMetrics(e.getValue(), Tags.of("worker", e.getKey()), settings.getMaxJobNames());
+            } catch (io.bull4j.ValidationException ve) {
+                throw new IllegalStateException("bull4j.metrics.max-job-names=" + settings.getMaxJobNames()
+                        + " is refused: " + ve.getMessage(), ve);
+            }
             m.bindTo(registry);
             bound.add(m);
         }

@@ -42,7 +42,7 @@ import java.util.Objects;
  * connection closes only after every worker has closed.
  */
 public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSingleton, BeanFactoryAware,
-        DisposableBean {
+        DisposableBean, org.springframework.beans.factory.BeanNameAware {
     /** The lifecycle phase: late, as message listener containers use, so workers start last and stop first. */
     public static final int PHASE = Integer.MAX_VALUE - 100;
 
@@ -53,6 +53,7 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     private final Duration closeTimeout;
     private final Map<String, Worker> workers = new LinkedHashMap<>();
     private ConfigurableListableBeanFactory beanFactory;
+    private String beanName;
     private volatile boolean running;
     private volatile boolean stopped;
     private Thread stopping;
@@ -73,6 +74,11 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
     }
 
     @Override
+    public void setBeanName(String name) {
+        this.beanName = name;
+    }
+
+    @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
     }
@@ -86,6 +92,15 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         }
         for (Map.Entry<String, Worker> built : factory.buildAll().entrySet()) {
             add(built.getKey(), built.getValue());
+        }
+        if (beanName != null) {
+            // destroyed before what running jobs use: the queues, the Worker beans and the processors' beans
+            java.util.Set<String> used = new java.util.LinkedHashSet<>(factory.processorBeans());
+            Collections.addAll(used, beanFactory.getBeanNamesForType(Bull4jQueues.class, false, false));
+            used.addAll(beanFactory.getBeansOfType(Worker.class, false, false).keySet());
+            for (String name : used) {
+                beanFactory.registerDependentBean(name, beanName);
+            }
         }
     }
 
@@ -240,34 +255,30 @@ public final class Bull4jWorkers implements SmartLifecycle, SmartInitializingSin
         closeAll();
     }
 
-    static WorkerOptions.Builder apply(WorkerOptions.Builder b, Bull4jProperties.WorkerSettings s) {
+    static WorkerOptions.Builder apply(WorkerOptions.Builder b, Bull4jProperties.WorkerSettings s, String prefix) {
         if (s == null) {
             return b;
         }
-        if (s.getConcurrency() != null) {
-            b.concurrency(s.getConcurrency());
-        }
-        if (s.getLockDuration() != null) {
-            b.lockDuration(s.getLockDuration());
-        }
-        if (s.getStalledInterval() != null) {
-            b.stalledInterval(s.getStalledInterval());
-        }
-        if (s.getMaxStalledCount() != null) {
-            b.maxStalledCount(s.getMaxStalledCount());
-        }
-        if (s.getDrainDelay() != null) {
-            b.drainDelay(s.getDrainDelay());
-        }
-        if (s.getCloseTimeout() != null) {
-            b.closeTimeout(s.getCloseTimeout());
-        }
-        if (s.getMetricsMaxDataPoints() != null) {
-            b.metrics(s.getMetricsMaxDataPoints());
-        }
-        if (s.getCheckEvictionPolicy() != null) {
-            b.checkEvictionPolicy(s.getCheckEvictionPolicy());
-        }
+        set(prefix + ".concurrency", s.getConcurrency(), b::concurrency);
+        set(prefix + ".lock-duration", s.getLockDuration(), b::lockDuration);
+        set(prefix + ".stalled-interval", s.getStalledInterval(), b::stalledInterval);
+        set(prefix + ".max-stalled-count", s.getMaxStalledCount(), b::maxStalledCount);
+        set(prefix + ".drain-delay", s.getDrainDelay(), b::drainDelay);
+        set(prefix + ".close-timeout", s.getCloseTimeout(), b::closeTimeout);
+        set(prefix + ".metrics-max-data-points", s.getMetricsMaxDataPoints(), b::metrics);
+        set(prefix + ".check-eviction-policy", s.getCheckEvictionPolicy(), b::checkEvictionPolicy);
         return b;
+    }
+
+    /** Applies one setting; a value bull4j refuses fails with the property's name. */
+    private static <T> void set(String property, T value, java.util.function.Consumer<T> setter) {
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.accept(value);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(property + "=" + value + " is refused: " + e.getMessage(), e);
+        }
     }
 }

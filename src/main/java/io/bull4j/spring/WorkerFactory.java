@@ -25,6 +25,7 @@ final class WorkerFactory {
     private final Bull4jProperties properties;
     private final ConfigurableListableBeanFactory beanFactory;
     private final Map<String, Worker> built = new LinkedHashMap<>();
+    private final java.util.Set<String> processorBeans = new java.util.LinkedHashSet<>();
     /** Ids of @Bull4jWorker methods that bull4j.workers.<id>.enabled=false switched off. */
     private final java.util.Set<String> switchedOff = new java.util.HashSet<>();
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WorkerFactory.class);
@@ -56,6 +57,7 @@ final class WorkerFactory {
                 for (Map.Entry<Method, Bull4jWorker> m : methods.entrySet()) {
                     buildAnnotated(bean, beanName, m.getKey(), m.getValue());
                 }
+                processorBeans.add(beanName);
             }
             for (Map.Entry<String, Bull4jProperties.WorkerProperties> e : properties.getWorkers().entrySet()) {
                 buildDeclared(e.getKey(), e.getValue());
@@ -65,6 +67,11 @@ final class WorkerFactory {
             built.values().forEach(w -> w.close(java.time.Duration.ZERO));
             throw e;
         }
+    }
+
+    /** {@return the names of the beans whose methods or instances process jobs} */
+    java.util.Set<String> processorBeans() {
+        return processorBeans;
     }
 
     private void buildAnnotated(Object bean, String beanName, Method method, Bull4jWorker annotation) {
@@ -88,12 +95,21 @@ final class WorkerFactory {
         }
         WorkerOptions.Builder b = base(id);
         if (annotation.concurrency() > 0) {
-            b.concurrency(annotation.concurrency());
+            try {
+                b.concurrency(annotation.concurrency());
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(where + ": concurrency " + e.getMessage(), e);
+            }
         }
         if (!annotation.lockDuration().isEmpty()) {
-            b.lockDuration(DurationStyle.detectAndParse(beanFactory.resolveEmbeddedValue(annotation.lockDuration())));
+            try {
+                b.lockDuration(DurationStyle.detectAndParse(beanFactory.resolveEmbeddedValue(annotation.lockDuration())));
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(where + ": lockDuration \"" + annotation.lockDuration()
+                        + "\" is refused: " + e.getMessage(), e);
+            }
         }
-        Bull4jWorkers.apply(b, own);
+        Bull4jWorkers.apply(b, own, "bull4j.workers." + id);
         if (own != null && own.getQueue() != null) {
             queue = own.getQueue();
         }
@@ -124,8 +140,9 @@ final class WorkerFactory {
             throw new IllegalStateException(where + ".processor: no bean named '" + own.getProcessor() + "'");
         }
         Object processor = beanFactory.getBean(own.getProcessor());
+        processorBeans.add(own.getProcessor());
         String queue = own.getQueue() != null ? own.getQueue() : id;
-        WorkerOptions options = Bull4jWorkers.apply(base(id), own).build();
+        WorkerOptions options = Bull4jWorkers.apply(base(id), own, where).build();
         if (processor instanceof Processor) {
             put(id, where, new Worker(queue, (Processor) processor, options));
         } else if (processor instanceof VoidProcessor) {
@@ -142,7 +159,7 @@ final class WorkerFactory {
         if (properties.getPrefix() != null) {
             b.prefix(properties.getPrefix());
         }
-        return Bull4jWorkers.apply(b, properties.getWorker());
+        return Bull4jWorkers.apply(b, properties.getWorker(), "bull4j.worker");
     }
 
     private void put(String id, String where, Worker worker) {

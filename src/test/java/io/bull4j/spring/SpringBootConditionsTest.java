@@ -161,6 +161,51 @@ class SpringBootConditionsTest {
                 "bull4j.workers.x.processor=missing");
     }
 
+    /** One annotated worker, for the worker settings to apply to. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class OneWorker {
+        @Bean
+        Object oneWorker() {
+            return new Object() {
+                @Bull4jWorker(queue = "one-worker", id = "one")
+                public String handle(Job job) {
+                    return "ok";
+                }
+            };
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class BadLockDuration {
+        @Bean
+        Object badLock() {
+            return new Object() {
+                @Bull4jWorker(queue = "bad-lock", lockDuration = "30 seconds")
+                public String handle(Job job) {
+                    return "ok";
+                }
+            };
+        }
+    }
+
+    /** A value bull4j refuses (not one Spring cannot convert) names the property, or the annotated method. */
+    @Test
+    void refusedSettingsFailTheStartAndNameTheProperty() {
+        assertStartFails(OneWorker.class, "bull4j.worker.concurrency=0 is refused", "bull4j.worker.concurrency=0");
+        assertStartFails(OneWorker.class, "bull4j.workers.one.concurrency=-1 is refused",
+                "bull4j.workers.one.concurrency=-1");
+        assertStartFails(OneWorker.class, "bull4j.worker.lock-duration=PT0S is refused",
+                "bull4j.worker.lock-duration=0s");
+        assertStartFails(BadLockDuration.class, "lockDuration \"30 seconds\" is refused");
+        assertStartFails(Plain.class, "bull4j.redis.url is refused", "bull4j.redis.url=localhost:6379");
+        assertStartFails(Plain.class, "bull4j.redis.command-timeout=PT0S is refused",
+                "bull4j.redis.command-timeout=0s");
+        assertStartFails(Plain.class, "bull4j.metrics.refresh-interval=PT-1S is refused",
+                "bull4j.metrics.refresh-interval=-1s", "bull4j.queues=refused-metrics");
+    }
+
     private static void assertStartFails(Class<?> app, String message, String... properties) {
         RuntimeException e = assertThrows(RuntimeException.class, () -> start(app, properties).close());
         StringBuilder causes = new StringBuilder();
