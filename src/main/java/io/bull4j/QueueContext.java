@@ -56,6 +56,9 @@ final class QueueContext {
                 link.probeAfterTimeout();
             }
             throw e;
+        } catch (RedisNotAppliedException e) {
+            link.noticeRefusal(e); // a plain write that a replica refused: see RedisLink#reconnectAfterReadOnly
+            throw e;
         }
     }
 }

@@ -110,11 +110,20 @@ public final class Await {
     public static boolean isReadOnlyReply(Throwable t) {
         for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
             if (t instanceof io.lettuce.core.RedisCommandExecutionException
-                    && String.valueOf(t.getMessage()).startsWith("READONLY ")) {
+                    && isReadOnlyMessage(String.valueOf(t.getMessage()))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * READONLY as a command's reply, or as Redis 6.2 reports it from inside a script ("ERR Error running script
+     * ... -READONLY You can't write ..."): on a read-only replica no write of the script can have been applied.
+     */
+    static boolean isReadOnlyMessage(String message) {
+        return message.startsWith("READONLY ")
+                || (message.startsWith("ERR Error running script") && message.contains(": -READONLY "));
     }
 
     /** Maps a failure from a Redis future to a bull4j exception, leaving bull4j's own exceptions as they are. */
@@ -138,7 +147,7 @@ public final class Await {
         }
         if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
             for (String notRun : NOT_RUN) {
-                if (message.startsWith(notRun)) {
+                if (message.startsWith(notRun) || isReadOnlyMessage(message)) {
                     return new RedisNotAppliedException(what + ": refused by Redis before it ran: " + message, t);
                 }
             }

@@ -47,6 +47,8 @@ public final class RedisLink implements AutoCloseable {
     static final Duration READ_ONLY_GAP = Duration.ofSeconds(1);
     /** The least time between two WARNs about them (a link pointed at a replica by mistake would repeat it). */
     static final Duration READ_ONLY_WARN_GAP = Duration.ofMinutes(1);
+    /** The longest scripts are held back while a Sentinel promotes a replica, if its switch is never heard of. */
+    static final Duration HOLD_MAX = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(RedisLink.class);
 
     private final AbstractRedisClient client;
@@ -68,6 +70,8 @@ public final class RedisLink implements AutoCloseable {
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - READ_ONLY_GAP.toNanos());
     /** Whether a PING is checking the shared connection after a call timed out. */
     private final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Until when (nanoTime) scripts are held back during a Sentinel failover; 0 when they are not. */
+    private volatile long holdUntil;
     /** The last switch of the primary a Sentinel announced, and when. */
     private volatile String lastSwitch = "";
     private volatile long switchAt = System.nanoTime() - READ_ONLY_GAP.toNanos();
@@ -103,7 +107,7 @@ public final class RedisLink implements AutoCloseable {
             throw e;
         }
         this.scripts = new ScriptRunner(commands, commandTimeout, serverClock, this::reconnectAfterReadOnly,
-                this::probeAfterTimeout);
+                this::probeAfterTimeout, this::writesHeld);
         String info;
         try {
             // refused (an ACL without +info) or failed, the connection and client are closed, not left reconnecting
@@ -115,7 +119,7 @@ public final class RedisLink implements AutoCloseable {
         }
         this.serverVersion = RedisVersion.parse(info);
         this.sentinelWatch = sentinelUri == null ? null
-                : SentinelWatch.start((RedisClient) client, sentinelUri, commandTimeout, this::reconnectAfterSwitch);
+                : SentinelWatch.start((RedisClient) client, sentinelUri, commandTimeout, new FailoverSteps());
         String runId = EvictionPolicyCheck.field(info, "run_id");
         this.serverId = runId != null ? runId : "link@" + System.identityHashCode(this);
     }
@@ -139,6 +143,9 @@ public final class RedisLink implements AutoCloseable {
     public static RedisLink open(String uri, Duration commandTimeout, Duration reconnectMin, Duration reconnectMax) {
         RedisURI redisUri = RedisUris.parse("uri", uri);
         redisUri.setTimeout(commandTimeout); // bounds a connect's handshake (HELLO, AUTH), 60 s by default
+        for (RedisURI sentinel : redisUri.getSentinels()) {
+            sentinel.setTimeout(commandTimeout); // the failover watch's handshakes with each Sentinel, likewise
+        }
         ClientResources resources = SharedResources.acquire(reconnectMin, reconnectMax);
         RedisClient client;
         try {
@@ -475,15 +482,53 @@ public final class RedisLink implements AutoCloseable {
         });
     }
 
-    /** Sentinel announced a new primary of ours: every connection goes to it now (see {@link SentinelWatch}). */
-    private synchronized void reconnectAfterSwitch(String announcement) {
-        if (closed || announcement.equals(lastSwitch)) {
-            return; // every Sentinel announces it
+    /** A call's refusal: a READONLY reply leads to a reconnect (see {@link #reconnectAfterReadOnly()}). */
+    public void noticeRefusal(Throwable error) {
+        if (Await.isReadOnlyReply(error)) {
+            reconnectAfterReadOnly();
         }
-        lastSwitch = announcement;
-        switchAt = System.nanoTime();
-        log.info("Sentinel switched the primary ({}); reconnecting to the new one", announcement);
-        dropConnections();
+    }
+
+    /**
+     * Whether scripts are held back: a Sentinel is promoting a replica, and what the old primary takes from now on
+     * would be lost with its resync. Until the switch is announced, the failover is given up, or at the latest
+     * {@link #HOLD_MAX} (an announcement missed).
+     */
+    boolean writesHeld() {
+        long until = holdUntil;
+        return until != 0 && System.nanoTime() - until < 0;
+    }
+
+    /** What a failover behind Sentinel does to this link (see {@link SentinelWatch}); on Lettuce's I/O threads. */
+    private final class FailoverSteps implements SentinelWatch.Steps {
+        @Override
+        public void promoting(String announcement) {
+            if (!closed) {
+                holdUntil = System.nanoTime() + HOLD_MAX.toNanos();
+                log.info("Sentinel is promoting a replica ({}): scripts are refused, not applied, until the new "
+                        + "primary is announced", announcement);
+            }
+        }
+
+        @Override
+        public void switched(String announcement) {
+            synchronized (RedisLink.this) {
+                if (closed || announcement.equals(lastSwitch)) {
+                    return; // every Sentinel announces it
+                }
+                lastSwitch = announcement;
+                switchAt = System.nanoTime();
+                log.info("Sentinel switched the primary ({}); reconnecting to the new one", announcement);
+                dropConnections();
+                holdUntil = 0; // the reconnect asks Sentinel, which names the new primary now
+            }
+        }
+
+        @Override
+        public void aborted(String announcement) {
+            holdUntil = 0;
+            log.info("Sentinel gave the promotion up ({}); the primary stays", announcement);
+        }
     }
 
     private void dropConnections() {

@@ -27,14 +27,17 @@ public final class ScriptRunner {
     private final Runnable onReadOnly;
     /** Told of every call that got no answer in time: the link then checks that its connection still answers. */
     private final Runnable onTimeout;
+    /** Whether scripts are refused for now (a Sentinel is promoting a replica: see RedisLink#writesHeld). */
+    private final java.util.function.BooleanSupplier held;
 
     public ScriptRunner(RedisClusterAsyncCommands<String, String> commands, Duration timeout, ServerClock serverClock,
-                        Runnable onReadOnly, Runnable onTimeout) {
+                        Runnable onReadOnly, Runnable onTimeout, java.util.function.BooleanSupplier held) {
         this.commands = commands;
         this.timeout = timeout;
         this.serverClock = serverClock;
         this.onReadOnly = onReadOnly;
         this.onTimeout = onTimeout;
+        this.held = held;
     }
 
     public Duration timeout() {
@@ -51,6 +54,10 @@ public final class ScriptRunner {
         if (keys.length != script.keyCount()) {
             throw new IllegalStateException(script.name() + " declares " + script.keyCount() + " keys, called with "
                     + keys.length);
+        }
+        if (held.getAsBoolean()) {
+            return CompletableFuture.failedFuture(new io.bull4j.RedisNotAppliedException(script.name()
+                    + ": not sent: a Sentinel is promoting a replica, and the primary's writes would be lost", null));
         }
         String[] withDeadline = Arrays.copyOf(args, args.length + 1);
         withDeadline[args.length] = Long.toString(serverClock.deadline(budget));

@@ -63,4 +63,21 @@ class AwaitTranslateTest {
         assertEquals(RedisOutcomeUnknownException.class, timeout.getClass());
         assertTrue(((RedisException) timeout).isTimeout());
     }
+
+    /**
+     * READONLY from a replica, as a command's reply and as Redis 6.2 reports it from inside a script (7.0 starts the
+     * message with READONLY): not applied, and the link's cue to reconnect.
+     */
+    @Test
+    void readOnlyRepliesAreNotAppliedOnRedis62AndLater() {
+        RedisCommandExecutionException in70 = new RedisCommandExecutionException(
+                "READONLY You can't write against a read only replica. script: 87fc, on @user_script:378.");
+        RedisCommandExecutionException in62 = new RedisCommandExecutionException("ERR Error running script (call to "
+                + "f_87fc): @user_script:1: @user_script: 1: -READONLY You can't write against a read only replica.");
+        for (RedisCommandExecutionException e : new RedisCommandExecutionException[] {in70, in62}) {
+            assertEquals(RedisNotAppliedException.class, Await.translate(e, "addJob").getClass(), e.getMessage());
+            assertTrue(Await.isReadOnlyReply(new CompletionException(e)), e.getMessage());
+        }
+        assertFalse(Await.isReadOnlyReply(new RedisCommandExecutionException("ERR Error running script: boom")));
+    }
 }
