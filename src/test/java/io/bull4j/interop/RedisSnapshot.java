@@ -257,6 +257,9 @@ final class RedisSnapshot {
         int queueEnd = rawKey.indexOf(':', rawKey.indexOf(':') + 1);
         context = queueEnd > 0 ? runOf(rawKey.substring(queueEnd + 1)) : null;
         String type = redis.type(keyBytes);
+        if (type.equals("none")) {
+            return; // expired between the listing and now (a key with a TTL of a few ms): as if never listed
+        }
         if (redis.pttl(keyBytes) > 0) {
             out.put(key + " (expires)", "yes");
         }
