@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import static io.bull4j.TestSupport.queueName;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,6 +37,44 @@ class SilentConnectionTest {
                 String id = FailoverTest.addWithRetries(queue, Duration.ofSeconds(15));
                 assertTrue(server.sync().exists("bull:" + q + ":" + id) == 1, "added on a new connection");
             }
+        }
+    }
+
+    /**
+     * A call queued behind a long script of the same connection (a big flow's single script, whose budget is longer
+     * than the command timeout) times out while Redis is healthy. No probe is made then: a PING behind the script
+     * would time out too, and dropping the connection failed the flow that Redis was applying ("outcome unknown").
+     */
+    @Test
+    void aLongFlowScriptIsNotTakenForASilentConnection() throws Exception {
+        String q = queueName("silent-flow");
+        FlowJob.Builder flow = FlowJob.builder("parent", q);
+        for (int i = 0; i < 12_000; i++) {
+            flow.child(FlowJob.builder("c", q).data(Map.of("i", i)).build());
+        }
+        FlowJob big = flow.build();
+        try (Bull4jConnection conn = Bull4jConnection.create(RedisTestServer.get().bull4jUri(),
+                Duration.ofMillis(100));
+             FlowProducer producer = new FlowProducer(QueueOptions.builder().connection(conn).build());
+             Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
+            java.util.concurrent.CompletableFuture<Object> added = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return producer.add(big);
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            int timedOut = 0;
+            while (!added.isDone()) {
+                try {
+                    queue.add("beside", Map.of());
+                } catch (RedisOutcomeUnknownException e) {
+                    timedOut++; // queued behind the flow's script
+                }
+            }
+            Object outcome = added.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertFalse(outcome instanceof RuntimeException, "the flow was added: " + outcome);
+            assertTrue(timedOut > 0, "calls timed out behind the flow's script, as the case needs");
         }
     }
 }

@@ -451,15 +451,17 @@ public final class RedisLink implements AutoCloseable {
      * without a reset (a peer gone, a flow dropped by a NAT, a firewall or a load balancer, a partition): the socket
      * stays open, every call on it times out, and on Netty's NIO transport the kernel gives up only after about 15
      * minutes. So a PING on the same connection probes it, one at a time, and when that gets no answer within the
-     * command timeout either, the connection is dropped and Lettuce reconnects. A busy Redis answers a PING (BUSY
-     * during a long script), and CLIENT PAUSE WRITE does not hold one; a command that keeps Redis itself from
-     * answering longer than the command timeout (a KEYS over millions of keys) costs a reconnect. Not on a
+     * command timeout either, the connection is dropped and Lettuce reconnects. The PING waits behind what the
+     * connection sent before it: while a call of a longer budget is in flight (a big flow's single script) no probe
+     * is made; CLIENT PAUSE WRITE does not hold a PING; a command that keeps Redis from answering for longer than
+     * the command timeout (another client's KEYS over millions of keys) costs a reconnect. Not on a
      * Cluster (Lettuce's connection there is one per node, behind the cluster connection) nor on a caller's client
      * that does not reconnect.
      */
     public void probeAfterTimeout() {
-        if (closed || isCluster() || !client.getOptions().isAutoReconnect() || !probing.compareAndSet(false, true)) {
-            return;
+        if (closed || isCluster() || !client.getOptions().isAutoReconnect() || scripts.longCallInFlight()
+                || !probing.compareAndSet(false, true)) {
+            return; // a long call (a big flow's script) keeps the connection's later replies back: no probe then
         }
         CompletableFuture<String> pong;
         try {

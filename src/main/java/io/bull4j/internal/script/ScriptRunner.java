@@ -27,6 +27,11 @@ public final class ScriptRunner {
     private final Runnable onReadOnly;
     /** Told of every call that got no answer in time: the link then checks that its connection still answers. */
     private final Runnable onTimeout;
+    /**
+     * Calls in flight whose budget is longer than the command timeout (a big flow's single script): a call queued
+     * behind one on the same connection may time out while Redis is healthy, so no PING probe is made meanwhile.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger longCalls = new java.util.concurrent.atomic.AtomicInteger();
     /** Whether scripts are refused for now (a Sentinel is promoting a replica: see RedisLink#writesHeld). */
     private final java.util.function.BooleanSupplier held;
 
@@ -59,6 +64,10 @@ public final class ScriptRunner {
             return CompletableFuture.failedFuture(new io.bull4j.RedisNotAppliedException(script.name()
                     + ": not sent: a Sentinel is promoting a replica, and the primary's writes would be lost", null));
         }
+        boolean isLong = budget.compareTo(timeout) > 0;
+        if (isLong) {
+            longCalls.incrementAndGet();
+        }
         String[] withDeadline = Arrays.copyOf(args, args.length + 1);
         withDeadline[args.length] = Long.toString(serverClock.deadline(budget));
         // the command in flight, so that a timeout cancels it and Lettuce never writes or re-sends it
@@ -78,10 +87,18 @@ public final class ScriptRunner {
             noticeReadOnly(cause);
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
+        if (isLong) {
+            result.whenComplete((v, e) -> longCalls.decrementAndGet()); // also when cancelled on its timeout
+        }
         return Await.within(result, budget, script.name(), () -> {
             inFlight.get().cancel(false);
             onTimeout.run();
         });
+    }
+
+    /** {@return whether a call with a budget longer than the command timeout is in flight} */
+    public boolean longCallInFlight() {
+        return longCalls.get() > 0;
     }
 
     private void noticeReadOnly(Throwable error) {
