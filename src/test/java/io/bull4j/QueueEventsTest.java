@@ -346,7 +346,10 @@ class QueueEventsTest {
                     errors.add(t);
                 }
             });
-            eventually(Duration.ofSeconds(10), events::isRunning, "reading");
+            // blocked in its XREAD on its own connection (named as BullMQ names it), which the close must end
+            String name = "name=bull:" + Base64.getEncoder().encodeToString(q.getBytes(StandardCharsets.UTF_8)) + ":qe ";
+            eventually(Duration.ofSeconds(10), () -> redis().clientList().lines()
+                    .anyMatch(l -> l.contains(name) && l.contains("cmd=xread")), "reading");
             conn.close();
             eventually(Duration.ofSeconds(10), () -> !events.isRunning(), "the reader stopped");
             assertEquals(1, errors.size(), errors.toString());

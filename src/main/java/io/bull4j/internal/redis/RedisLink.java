@@ -389,6 +389,10 @@ public final class RedisLink implements AutoCloseable {
         }
         DedicatedConnection d = new DedicatedConnection(this, connection, asyncOf(connection));
         dedicated.add(d);
+        if (closed) { // the link closed while this one was being opened: its close did not see it
+            d.close();
+            throw new RedisException("connection is closed", null, false);
+        }
         if (clientName != null) {
             name(connection, d.commands(), clientName);
         }
