@@ -38,6 +38,11 @@ public final class Await {
     private Await() {
     }
 
+    /**
+     * Waits for {@code stage}'s answer. An interrupt while waiting ends the wait as an unknown outcome (the command
+     * was sent); an answer that is already there is returned even to an interrupted thread (the outcome is known),
+     * and the interrupt flag is kept either way.
+     */
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
         try {
             return stage.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
