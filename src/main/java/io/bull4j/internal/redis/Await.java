@@ -32,6 +32,8 @@ public final class Await {
      */
     private static final String[] NOT_RUN = {"LOADING ", "BUSY ", "READONLY ", "TRYAGAIN ", "CLUSTERDOWN ",
         "MASTERDOWN ", "NOREPLICAS ", "MISCONF ", "UNBLOCKED "};
+    /** How Redis 6.2 begins the reply of a script whose call failed; the call's own error follows after ": -". */
+    private static final String SCRIPT_ERROR_62 = "ERR Error running script";
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
 
@@ -128,7 +130,7 @@ public final class Await {
      */
     static boolean isReadOnlyMessage(String message) {
         return message.startsWith("READONLY ")
-                || (message.startsWith("ERR Error running script") && message.contains(": -READONLY "));
+                || (message.startsWith(SCRIPT_ERROR_62) && message.contains(": -READONLY "));
     }
 
     /** Maps a failure from a Redis future to a bull4j exception, leaving bull4j's own exceptions as they are. */
@@ -152,7 +154,9 @@ public final class Await {
         }
         if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
             for (String notRun : NOT_RUN) {
-                if (message.startsWith(notRun) || isReadOnlyMessage(message)) {
+                // as a reply, or as Redis 6.2 reports a script's first write refused ("... -MISCONF ...")
+                if (message.startsWith(notRun)
+                        || (message.startsWith(SCRIPT_ERROR_62) && message.contains(": -" + notRun))) {
                     return new RedisNotAppliedException(what + ": refused by Redis before it ran: " + message, t);
                 }
             }

@@ -50,6 +50,14 @@ class AwaitTranslateTest {
         assertEquals(RedisNotAppliedException.class, Await.translate(new RedisCommandExecutionException(
                 "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk"),
                 "moveToFinished").getClass());
+        // Redis 6.2 reports a script's refused first write inside its own error
+        assertEquals(RedisNotAppliedException.class, Await.translate(new RedisCommandExecutionException(
+                "ERR Error running script (call to f_87fc): @user_script:1: @user_script: 1: -MISCONF Redis is "
+                + "configured to save RDB snapshots, but it's currently unable to persist to disk"),
+                "moveToFinished").getClass());
+        assertEquals(RedisException.class, Await.translate(new RedisCommandExecutionException(
+                "ERR Error running script (call to f_87fc): @user_script:1: @user_script: 1: -OOM command not "
+                + "allowed when used memory > 'maxmemory'."), "addJob").getClass(), "OOM stays an error reply");
         assertEquals(RedisNotAppliedException.class, Await.translate(new RedisCommandExecutionException(
                 "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"),
                 "BZPOPMIN").getClass());
