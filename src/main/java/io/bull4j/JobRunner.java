@@ -659,6 +659,11 @@ final class JobRunner {
         return running.size();
     }
 
+    /** Whether the calling thread is running one of this worker's jobs (its processor, or that job's finish). */
+    boolean isJobThread() {
+        return running.containsValue(Thread.currentThread());
+    }
+
     /** Stops renewing the locks of the jobs still running (close gave up on them); returns their ids, sorted. */
     java.util.SortedSet<String> letGoRunning() {
         java.util.SortedSet<String> ids = new java.util.TreeSet<>(running.keySet());

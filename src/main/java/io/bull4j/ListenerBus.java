@@ -36,6 +36,8 @@ final class ListenerBus {
     private final AtomicInteger behind = new AtomicInteger();
     private final Object room = new Object();
     private volatile boolean closed;
+    /** The delivering thread, once started. */
+    private volatile Thread deliverer;
     /** Set when the worker starts closing: no job thread waits for the listeners any more. */
     private volatile boolean holdingEnded;
     /** ACTIVE, PROGRESS and COMPLETED bits of the methods some listener overrides. */
@@ -45,8 +47,14 @@ final class ListenerBus {
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "bull4j-events-" + queueName);
             t.setDaemon(true);
+            deliverer = t;
             return t;
         });
+    }
+
+    /** Whether the calling thread is the one that delivers events to the listeners. */
+    boolean isDeliveryThread() {
+        return Thread.currentThread() == deliverer;
     }
 
     synchronized void add(WorkerListener listener) {

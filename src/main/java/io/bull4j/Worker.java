@@ -431,8 +431,10 @@ public final class Worker implements AutoCloseable {
      * Graceful close: stops fetching, gives back jobs fetched but not started, and waits for running jobs up to
      * {@link WorkerOptions#closeTimeout()} (30 s by default); then it goes on as {@link #close(Duration)}. It
      * returns within about closeTimeout + {@value #INTERRUPT_GRACE_MS} ms + the command timeout, whatever the
-     * processors do. Do not call it from this worker's own processor or listeners: it would wait for itself. A
-     * call while another thread's close is under way returns once that one has waited for the running jobs.
+     * processors do. A call while another thread's close is under way returns once that one has waited for the
+     * running jobs. Called from this worker's own processor or listener, it does not wait for itself: it starts the
+     * close on a thread of its own and returns at once; the calling job then ends as usual (its outcome is written)
+     * and the close completes after it.
      */
     @Override
     public void close() {
@@ -458,6 +460,13 @@ public final class Worker implements AutoCloseable {
     static final long INTERRUPT_GRACE_MS = 2_000;
 
     private void closeWithin(Duration timeout) {
+        if (runner.isJobThread() || bus.isDeliveryThread()) {
+            // the close waits for the running jobs and the listeners: on their own thread it would wait for itself
+            Thread closer = new Thread(() -> closeNow(timeout), "bull4j-" + ctx.name() + "-close");
+            closer.setDaemon(true);
+            closer.start();
+            return;
+        }
         Uninterrupted.run(() -> closeNow(timeout));
     }
 

@@ -52,6 +52,70 @@ class WorkerCloseTest {
     }
 
     /**
+     * A processor that closes its own worker (a batch run that stops on a condition) does not wait for itself: the
+     * close returns at once, the job completes, the close completes after it, and a job still waiting stays there.
+     * Before, the close waited out the close timeout (30 s) for its own caller, then interrupted it and closed the
+     * connection under it, so that its outcome could not be written and it ran again after the stalled check.
+     */
+    @Test
+    void aCloseFromTheWorkersOwnProcessorLetsThatJobFinishFirst() throws Exception {
+        String q = queueName("close-from-processor");
+        CompletableFuture<Worker> self = new CompletableFuture<>();
+        AtomicInteger runs = new AtomicInteger();
+        Recorder rec = new Recorder();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job first = queue.add("first", Map.of());
+            Job second = queue.add("second", Map.of());
+            Worker worker = new Worker(q, j -> {
+                runs.incrementAndGet();
+                self.get(10, TimeUnit.SECONDS).close();
+                return "closed-by-me";
+            }, workerOptions().build(), rec);
+            self.complete(worker);
+            try {
+                eventually(WAIT, () -> rec.count("closed") == 1, "the close completed");
+                assertEquals("\"closed-by-me\"", hash(q, first.id()).get("returnvalue"));
+                assertNotNull(redis().zscore(key(q, "completed"), first.id()));
+                assertEquals(1, runs.get(), "only the first job ran");
+                assertEquals(List.of(second.id()), redis().lrange(key(q, "wait"), 0, -1));
+                assertEquals(0L, redis().llen(key(q, "active")));
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    /** Likewise from a listener: the listeners' thread does not wait for itself, and onClosed is delivered. */
+    @Test
+    void aCloseFromTheWorkersOwnListenerCompletes() throws Exception {
+        String q = queueName("close-from-listener");
+        CompletableFuture<Worker> self = new CompletableFuture<>();
+        CountDownLatch closed = new CountDownLatch(1);
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job job = queue.add("only", Map.of());
+            Worker worker = new Worker(q, j -> "done", workerOptions().build(), new WorkerListener() {
+                @Override
+                public void onCompleted(Job j, Object result) {
+                    self.join().close();
+                }
+
+                @Override
+                public void onClosed() {
+                    closed.countDown();
+                }
+            });
+            self.complete(worker);
+            try {
+                // before, the close waited 5 s for the listeners' thread, its own, then dropped onClosed
+                assertTrue(closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "onClosed delivered");
+                assertNotNull(redis().zscore(key(q, "completed"), job.id()));
+            } finally {
+                worker.close();
+            }
+        }
+    }
+
+    /**
      * A close on a thread whose interrupt flag is set ({@code finally { worker.close(); }} after an
      * InterruptedException) still waits for the running job and keeps the flag; before, every wait of the close
      * returned at once: the job was interrupted, and a connection of the worker's own threw Lettuce's exception and
