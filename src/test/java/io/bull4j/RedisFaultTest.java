@@ -202,6 +202,23 @@ class RedisFaultTest {
         }
     }
 
+    /**
+     * A connection cannot be made while Redis is unreachable (bullmq connects in the background instead): the create
+     * fails at once, as not applied, and names the cause; the same create succeeds once Redis is there.
+     */
+    @Test
+    void aConnectionCannotBeCreatedWhileRedisIsUnreachable() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String uri = "redis://127.0.0.1:" + port;
+        RedisNotAppliedException e = assertThrows(RedisNotAppliedException.class,
+                () -> Bull4jConnection.create(uri, TIMEOUT));
+        assertTrue(e.getMessage().contains("Redis unreachable"), e.getMessage());
+        assertTrue(e.getMessage().contains(String.valueOf(port)), e.getMessage());
+    }
+
     /** Retries an add while it is refused as not applied, which the docs say is safe. */
     private static Job addOnceBack(Queue queue) throws InterruptedException {
         AtomicReference<Job> added = new AtomicReference<>();
