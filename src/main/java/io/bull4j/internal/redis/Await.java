@@ -64,24 +64,46 @@ public final class Await {
     /**
      * A future that completes like {@code future}, translated, or at the latest after {@code budget} (plus at most
      * one {@link CallBounds} tick) with a {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to
-     * cancel the command in flight).
+     * cancel the command in flight). For a script that carries a deadline of {@code budget} (set before this is
+     * called): a transport failure with the command maybe written (a connection dropped or reset) is reported only
+     * at the bound, once the deadline has passed. Redis may still read and run a command from a connection that
+     * was closed under it (a frozen Redis reads its socket when it wakes), so reported earlier, an add said to have
+     * failed could appear later.
      */
     public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
                                                   Runnable onTimeout) {
+        return bound(future, budget, what, onTimeout, true);
+    }
+
+    private static <T> CompletableFuture<T> bound(CompletableFuture<T> future, Duration budget, String what,
+                                                  Runnable onTimeout, boolean holdUnknownToDeadline) {
         CompletableFuture<T> bounded = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> held =
+                new java.util.concurrent.atomic.AtomicReference<>();
         // armed on the JVM-wide timer (CallBounds): the bound fires no earlier than budget, at most a tick later
         CallBounds.Bound alarm = CallBounds.arm(budget.toMillis(), () -> {
-            if (bounded.completeExceptionally(timedOut(what, budget, null))) {
+            RuntimeException failed = held.get();
+            if (failed != null) {
+                bounded.completeExceptionally(failed);
+            } else if (bounded.completeExceptionally(timedOut(what, budget, null))) {
                 onTimeout.run();
             }
         });
         future.whenComplete((value, error) -> {
-            alarm.cancel();
             if (error == null) {
+                alarm.cancel();
                 bounded.complete(value);
-            } else {
-                bounded.completeExceptionally(translate(error, what));
+                return;
             }
+            RuntimeException e = translate(error, what);
+            if (holdUnknownToDeadline && e instanceof RedisOutcomeUnknownException
+                    && !((RedisOutcomeUnknownException) e).isTimeout()) {
+                held.set(new RedisOutcomeUnknownException(e.getMessage() + " (reported at the call's deadline, "
+                        + "after which Redis refuses it)", e.getCause() != null ? e.getCause() : e, false));
+                return; // the alarm reports it
+            }
+            alarm.cancel();
+            bounded.completeExceptionally(e);
         });
         return bounded;
     }
@@ -89,7 +111,7 @@ public final class Await {
     /** The same bound for a future from a command without a deadline of its own (reads, idempotent writes). */
     public static <T> CompletableFuture<T> within(CompletionStage<T> stage, Duration budget, String what) {
         CompletableFuture<T> future = stage.toCompletableFuture();
-        return within(future, budget, what, () -> future.cancel(false));
+        return bound(future, budget, what, () -> future.cancel(false), false);
     }
 
     private static RedisOutcomeUnknownException timedOut(String what, Duration timeout, Throwable cause) {
