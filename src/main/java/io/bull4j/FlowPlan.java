@@ -22,6 +22,10 @@ final class FlowPlan {
     private final Telemetry.Span callSpan;
     /** The node spans started, to end (also those of nodes planned before a later node was refused). */
     private final List<Telemetry.Span> nodeSpans = new ArrayList<>();
+    /** Per job key planned in this call, the parent key it is first linked to (a job has one parent). */
+    private final Map<String, String> linkedParents = new java.util.HashMap<>();
+    /** The job keys planned so far in this call. */
+    private final java.util.Set<String> plannedKeys = new java.util.HashSet<>();
 
     FlowPlan(FlowProducer producer, Map<String, JobOptions> queueDefaults, Telemetry telemetry,
              Telemetry.Span callSpan) {
@@ -36,6 +40,10 @@ final class FlowPlan {
         QueueContext ctx;
         String id;
         Planned parent;
+        /** The job's key {@code prefix:queue:id}. */
+        String key;
+        /** The key of the existing job the flow's root joins ({@link FlowJob#parent()}), or null. */
+        String outsideParent;
         AddFlow.Node spec;
         Map<String, String> fields;
         /** The node's {@code addNode} span, with telemetry. */
@@ -91,6 +99,8 @@ final class FlowPlan {
         } else {
             optsJson = OptionsCodec.write(o);
         }
+        p.key = p.ctx.keys.job(p.id);
+        checkShape(p, parentKey);
         if (telemetry != null) {
             // every node stores its own span's context (BullMQ only in nodes given options), so that the attempt
             // that runs it continues the trace
@@ -128,11 +138,49 @@ final class FlowPlan {
         nodeSpans.clear();
     }
 
-    private static void checkNoParentBelow(FlowJob node) {
-        for (FlowJob c : node.children()) {
+    /**
+     * Refuses a flow no job of which could ever run: a job that is its own ancestor (BullMQ stores such a parent
+     * waiting for itself), or one job under two parents in one call (it reports to one only, and the other would
+     * wait for it forever). One job repeated under one parent, or as a root and as a child, is one job.
+     */
+    private void checkShape(Planned p, String parentKey) {
+        p.outsideParent = p.parent != null ? p.parent.outsideParent
+                : p.flow.parent() != null ? p.flow.parent().key() : null;
+        if (p.key.equals(p.outsideParent)) {
+            throw cycle(p);
+        }
+        if (!plannedKeys.add(p.key)) {
+            // planned before in this call: it may be one of this node's ancestors
+            for (Planned a = p.parent; a != null; a = a.parent) {
+                if (a.key.equals(p.key)) {
+                    throw cycle(p);
+                }
+            }
+        }
+        if (parentKey == null) {
+            return;
+        }
+        String other = linkedParents.putIfAbsent(p.key, parentKey);
+        if (other != null && !other.equals(parentKey)) {
+            throw new ValidationException("jobId", "job " + p.key + " (node \"" + p.flow.name() + "\") is under two "
+                    + "parents in this add, " + other + " and " + parentKey + ": a job has one parent, and the "
+                    + "other would wait for it forever");
+        }
+    }
+
+    private static ValidationException cycle(Planned p) {
+        return new ValidationException("jobId", "job " + p.key + " (node \"" + p.flow.name() + "\") is its own "
+                + "ancestor in the flow: a flow cannot hold a cycle, the job would wait for itself forever");
+    }
+
+    private static void checkNoParentBelow(FlowJob root) {
+        // iterative: a flow may be deeper than the thread's stack allows recursion
+        Deque<FlowJob> todo = new ArrayDeque<>(root.children());
+        while (!todo.isEmpty()) {
+            FlowJob c = todo.poll();
             ValidationException.check(c.parent() == null, "parent", "only the root of a flow may name an existing "
                     + "parent (node \"" + c.name() + "\" of queue " + c.queueName() + " is a child in the flow)");
-            checkNoParentBelow(c);
+            todo.addAll(c.children());
         }
     }
 
@@ -216,20 +264,23 @@ final class FlowPlan {
             }
             jobs.put(p, new Job(p.ctx, id, fields, null));
         }
+        // built from the last node back (children come after their parents), so without recursion: a flow may be
+        // deeper than the thread's stack allows
+        Map<Planned, JobNode> built = new java.util.HashMap<>();
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            Planned p = nodes.get(i);
+            List<JobNode> children = new ArrayList<>(p.children.size());
+            for (Planned c : p.children) {
+                children.add(built.remove(c));
+            }
+            built.put(p, new JobNode(jobs.get(p), children));
+        }
         List<JobNode> roots = new ArrayList<>();
         for (Planned p : nodes) {
             if (p.parent == null) {
-                roots.add(tree(p, jobs));
+                roots.add(built.get(p));
             }
         }
         return roots;
-    }
-
-    private static JobNode tree(Planned p, Map<Planned, Job> jobs) {
-        List<JobNode> children = new ArrayList<>(p.children.size());
-        for (Planned c : p.children) {
-            children.add(tree(c, jobs));
-        }
-        return new JobNode(jobs.get(p), children);
     }
 }

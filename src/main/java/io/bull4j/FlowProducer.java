@@ -60,7 +60,8 @@ public final class FlowProducer implements AutoCloseable {
      * @return the tree as stored (ids filled in)
      * @throws ValidationException on bad input (data that cannot be serialized or over its sizeLimit, a
      *         {@link FlowJob.Builder#parent(ParentRef) parent} below the root, deduplication on a node with a parent
-     *         or children, queues on different Cluster slots), before anything is written
+     *         or children, queues on different Cluster slots, a node with the job id of one of its ancestors or one
+     *         job under two parents: field {@code jobId}), before anything is written
      * @throws JobException when a node's job already exists under another parent that still exists (reason
      *         {@code PARENT_CONFLICT}) or the root's parent does not exist ({@code JOB_NOT_FOUND}); nothing is
      *         written
