@@ -460,17 +460,11 @@ public final class Worker implements AutoCloseable {
     static final long INTERRUPT_GRACE_MS = 2_000;
 
     private void closeWithin(Duration timeout) {
-        if (runner.isJobThread() || bus.isDeliveryThread()) {
-            // the close waits for the running jobs and the listeners: on their own thread it would wait for itself
-            Thread closer = new Thread(() -> closeNow(timeout), "bull4j-" + ctx.name() + "-close");
-            closer.setDaemon(true);
-            closer.start();
-            return;
-        }
-        Uninterrupted.run(() -> closeNow(timeout));
+        Uninterrupted.run(() -> beginClose(timeout));
     }
 
-    private void closeNow(Duration timeout) {
+    private void beginClose(Duration timeout) {
+        boolean ownThread = runner.isJobThread() || bus.isDeliveryThread();
         boolean wasStarted;
         boolean first;
         synchronized (lifecycle) {
@@ -479,12 +473,26 @@ public final class Worker implements AutoCloseable {
             wasStarted = started;
         }
         if (!first) {
-            awaitFirstClose();
+            if (!ownThread) {
+                awaitFirstClose();
+            }
             return;
         }
+        // before returning to a processor that closes its own worker: its finish must not fetch a next job
         runner.stopFetchingNext();
         fetch.stop();
         bus.endHolding(); // a job thread waiting for slow listeners goes on, to finish or give its job back
+        if (ownThread) {
+            // the close waits for the running jobs and the listeners: on their own thread it would wait for itself
+            Thread closer = new Thread(() -> closeNow(timeout, wasStarted), "bull4j-" + ctx.name() + "-close");
+            closer.setDaemon(true);
+            closer.start();
+            return;
+        }
+        closeNow(timeout, wasStarted);
+    }
+
+    private void closeNow(Duration timeout, boolean wasStarted) {
         try {
             // the fetch loop must be gone before jobs are given back, or it would take them again; a loop that
             // never started never signals that it stopped

@@ -116,7 +116,10 @@ class ShutdownQuietTest {
         for (int i = 0; i < ROUNDS; i++) {
             String q = queueName("quiet-s");
             CompletableFuture<String> done = new CompletableFuture<>();
-            try (Bull4jConnection redis = Bull4jConnection.create(uri);
+            // a reconnect backoff of its own, so that its Lettuce threads are not the ones the suite's connection
+            // shares (those stay up with that connection; run alone, this test saw one of them start here)
+            try (Bull4jConnection redis = Bull4jConnection.create(uri, ConnectionOptions.builder()
+                         .reconnectDelay(Duration.ofMillis(51), Duration.ofSeconds(1)).build());
                  Queue queue = new Queue(q, QueueOptions.builder().connection(redis).build());
                  QueueEvents events = new QueueEvents(q, QueueEventsOptions.builder().connection(redis).build());
                  Worker worker = new Worker(q, job -> done.complete(job.id()), WorkerOptions.builder()
