@@ -77,14 +77,20 @@ public final class Cancellation {
     /**
      * Waits until the job is cancelled, at most {@code timeout}.
      *
-     * @param timeout how long to wait; zero or more
+     * @param timeout how long to wait; zero or more (past what a long holds in nanoseconds: as long as it takes)
      * @return whether the job is cancelled
      * @throws InterruptedException when the waiting thread is interrupted (a cancellation interrupts the processor's
      *     own thread, so the processor itself sees this or {@code true})
      */
     public boolean await(Duration timeout) throws InterruptedException {
         ValidationException.check(timeout != null && !timeout.isNegative(), "timeout", "must be zero or positive");
-        return cancelled.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        long nanos;
+        try {
+            nanos = timeout.toNanos();
+        } catch (ArithmeticException tooLong) {
+            nanos = Long.MAX_VALUE; // past ~292 years: as long as it takes, as CountDownLatch saturates
+        }
+        return cancelled.await(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -600,12 +600,12 @@ public final class Job {
      * Manual processing: records a failed attempt of this active job held under {@code token}, as BullMQ's
      * {@code job.moveToFailed(error, token, fetchNext)}: with attempts left (and not an
      * {@link UnrecoverableException}) the job is retried, at once or after its backoff (counted as an attempt,
-     * the failed reason and stack trace stored); else it fails for good. {@code fetchNext} takes the next job only
-     * on a final failure, as BullMQ does.
+     * the failed reason and stack trace stored); else it fails for good. {@code fetchNext} takes the next job on a
+     * final failure and on a retry after a backoff, not on an immediate retry, as BullMQ does.
      *
      * @param error the failure; its message is the failed reason
      * @param token the token the job was taken with
-     * @param fetchNext whether a final failure takes the next job in the same call
+     * @param fetchNext whether to take the next job (on a final failure or a retry after a backoff)
      * @return the next job, locked under {@code token}, or null
      * @throws JobException {@code LOCK_MISSING}, {@code LOCK_MISMATCH} or {@code NOT_IN_STATE} when the caller no
      *     longer holds the job: nothing is written then

@@ -4,6 +4,7 @@ import io.bull4j.internal.codec.Json;
 import io.bull4j.internal.script.FetchedJob;
 import io.bull4j.internal.script.Locks;
 import io.bull4j.internal.script.MoveLimitedToWait;
+import io.bull4j.internal.script.MoveToActive;
 import io.bull4j.internal.script.MoveToDelayed;
 import io.bull4j.internal.script.MoveToFinished;
 import io.bull4j.internal.script.RetryJob;
@@ -54,7 +55,9 @@ final class ManualJobs {
                 long due = ctx.now() + delay.toMillis();
                 ctx.await(MoveToDelayed.run(ctx.scripts(), ctx.keys, job.id(), token, due, delay.toMillis(), reason,
                         stack), "moveToDelayed");
-                return null;
+                // BullMQ's moveToFailed takes the next job on a retry after a backoff too (its moveToDelayed
+                // fetches); an immediate retry (retryJob) takes none
+                return fetchNext ? takeNext(ctx, opts, token) : null;
             }
         }
         MoveToFinished.Request r = Attempts.finishRequest(ctx, opts, job, token, false, reason);
@@ -62,6 +65,14 @@ final class ManualJobs {
         r.nextToken = fetchNext ? token : null;
         FetchedJob next = ctx.await(MoveToFinished.run(ctx.scripts(), ctx.keys, r), "moveToFailed");
         return fetchNext ? taken(ctx, opts, next, token) : null;
+    }
+
+    /** The next ready job, taken and locked under {@code token} as a finish's fetch does; null when none. */
+    private static Job takeNext(QueueContext ctx, WorkerOptions opts, String token) {
+        FetchedJob next = ctx.await(MoveToActive.run(ctx.scripts(), ctx.keys, ctx.now(), token,
+                opts.lockDuration().toMillis(), opts.name(), opts.limiterMax(),
+                opts.limiterDuration() == null ? 0 : opts.limiterDuration().toMillis()), "moveToActive");
+        return taken(ctx, opts, next, token);
     }
 
     /** Delayed until {@code when} without spending an attempt (BullMQ's skipAttempt). */

@@ -39,6 +39,36 @@ class CancellationTest {
     }
 
     @Test
+    void awaitWithATimeoutBeyondWhatNanosecondsHoldWaitsForTheCancellation() throws Exception {
+        // "wait as long as it takes": a Duration past ~292 years (Long.MAX_VALUE ms, ChronoUnit.FOREVER) must wait,
+        // as CountDownLatch.await saturates, not throw ArithmeticException from Duration.toNanos
+        String q = queueName("cancel-await-long");
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Object> awaited = new CompletableFuture<>();
+        CompletableFuture<Throwable> failed = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = new Worker(q, job -> {
+                 started.countDown();
+                 try {
+                     awaited.complete(job.cancellation().await(Duration.ofMillis(Long.MAX_VALUE)));
+                 } catch (InterruptedException | RuntimeException e) {
+                     awaited.complete(e);
+                     throw e;
+                 }
+                 return "woken";
+             }, workerOptions().build(), onFailed("w1", failed))) {
+            queue.add("export", Map.of(), JobOptions.builder().jobId("w1").build());
+            assertTrue(started.await(20, java.util.concurrent.TimeUnit.SECONDS));
+            eventually(Duration.ofSeconds(10), () -> awaited.isDone() || worker.cancelJob("w1", "stop waiting"),
+                    "the job cancelled while it waits");
+            Object outcome = await(awaited);
+            assertTrue(Boolean.TRUE.equals(outcome) || outcome instanceof InterruptedException,
+                    "the wait ends with the cancellation, not with " + outcome);
+            assertEquals("stop waiting", await(failed).getMessage());
+        }
+    }
+
+    @Test
     void aProcessorBlockedInACallIsInterruptedAndTheJobFailsWithTheReason() throws Exception {
         String q = queueName("cancel-blocking");
         CountDownLatch started = new CountDownLatch(1);

@@ -133,6 +133,25 @@ class JobOpsStateTest {
     }
 
     @Test
+    void aRefusalForTheWrongStateNamesTheStateTheJobHadToBeIn() {
+        // bullmq 6.7.0 says "Job 1 is not in the failed state. reprocessJob": which state was expected is the
+        // first thing an operator needs (retry(COMPLETED) on a failed job, promote on a waiting one)
+        String q = queueName("not-in-state-message");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Job failed = finished(queue, "f", false, "boom");
+            assertEquals("Job " + failed.id() + " is not in the completed state. reprocessJob",
+                    assertThrows(JobException.class, () -> failed.retry(JobState.COMPLETED)).getMessage());
+            Job waiting = queue.add("w", Map.of());
+            assertEquals("Job " + waiting.id() + " is not in the failed state. reprocessJob",
+                    assertThrows(JobException.class, waiting::retry).getMessage());
+            assertEquals("Job " + waiting.id() + " is not in the delayed state. promote",
+                    assertThrows(JobException.class, waiting::promote).getMessage());
+            assertEquals("Job " + waiting.id() + " is not in the delayed state. changeDelay",
+                    assertThrows(JobException.class, () -> waiting.changeDelay(Duration.ofSeconds(1))).getMessage());
+        }
+    }
+
+    @Test
     void removeDeletesAnIdleJobButNotALockedOne() {
         String q = queueName("remove");
         try (Queue queue = new Queue(q, queueOptions())) {

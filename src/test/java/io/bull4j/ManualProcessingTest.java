@@ -180,6 +180,30 @@ class ManualProcessingTest {
     }
 
     @Test
+    void aRetryAfterABackoffWithFetchNextTakesTheNextJobUnderTheSameToken() throws Exception {
+        // bullmq 6.7.0: moveToFailed(err, token, true) on a retry with a backoff moves the job to delayed and takes
+        // the next job in the same call, locked under the token; a manual loop goes on with it
+        String q = queueName("manual-retry-next");
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = manual(q, workerOptions())) {
+            queue.add("r", Map.of(), JobOptions.builder().jobId("b1").attempts(3)
+                    .backoff(Backoff.fixed(Duration.ofMinutes(5))).build());
+            queue.add("n", Map.of(), JobOptions.builder().jobId("b2").build());
+            Job job = worker.getNextJob(TOKEN, false);
+            assertEquals("b1", job.id());
+            Job next = job.moveToFailed(new IllegalStateException("try later"), TOKEN, true);
+            assertEquals(JobState.DELAYED, queue.getJob("b1").getState());
+            assertNotNull(next, "the next job is taken in the same call");
+            assertEquals("b2", next.id());
+            assertEquals(TOKEN, next.token());
+            assertEquals(JobState.ACTIVE, queue.getJob("b2").getState());
+            assertEquals(TOKEN, redis().get(key(q, "b2:lock")));
+            assertNull(next.moveToCompleted("ok", TOKEN, true), "nothing else is ready");
+            assertEquals(JobState.COMPLETED, queue.getJob("b2").getState());
+        }
+    }
+
+    @Test
     void retriesAtOnceWithoutBackoffAndNeverAfterAnUnrecoverableError() throws Exception {
         String q = queueName("manual-retry-now");
         try (Queue queue = new Queue(q, queueOptions());

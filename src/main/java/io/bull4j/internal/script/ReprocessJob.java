@@ -22,7 +22,8 @@ public final class ReprocessJob {
                                               boolean lifo, boolean resetAttemptsMade, boolean resetAttemptsStarted) {
         return runner.<Long>run(SCRIPT, ScriptOutputType.INTEGER, keys(k, jobId, failed), jobId,
                 failed ? "failed" : "completed", flag(lifo), flag(resetAttemptsMade), flag(resetAttemptsStarted))
-                .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "reprocessJob"));
+                .thenAccept(code -> ScriptErrors.check(code, k.name(), jobId, "reprocessJob",
+                        failed ? "failed" : "completed"));
     }
 
     private static String flag(boolean b) {

@@ -15,14 +15,47 @@ public final class ScriptErrors {
         throw error(code, queue, jobId, command);
     }
 
+    /** As {@link #check(long, String, String, String)}, naming {@code state} as the one the job had to be in. */
+    public static void check(long code, String queue, String jobId, String command, String state) {
+        if (code >= 0) {
+            return;
+        }
+        throw error(code, queue, jobId, command, state);
+    }
+
     public static JobException error(long code, String queue, String jobId, String command) {
+        return error(code, queue, jobId, command, expectedState(command));
+    }
+
+    /** The state a command needs its job in, for its refusal's message (as BullMQ's names it); null if unknown. */
+    private static String expectedState(String command) {
+        switch (command) {
+            case "promote":
+            case "changeDelay":
+                return "delayed";
+            case "moveToFinished":
+            case "moveToCompleted":
+            case "moveToFailed":
+            case "moveToDelayed":
+            case "retryJob":
+            case "moveToWait":
+            case "moveJobFromActiveToWait":
+            case "moveToWaitingChildren":
+                return "active";
+            default:
+                return null;
+        }
+    }
+
+    private static JobException error(long code, String queue, String jobId, String command, String state) {
         switch ((int) code) {
             case -1: return new JobException(queue, jobId, Reason.JOB_NOT_FOUND,
                     "Missing key for job " + jobId + ". " + command);
             case -2: return new JobException(queue, jobId, Reason.LOCK_MISSING,
                     "Missing lock for job " + jobId + ". " + command);
             case -3: return new JobException(queue, jobId, Reason.NOT_IN_STATE,
-                    "Job " + jobId + " is not in the expected state. " + command);
+                    "Job " + jobId + " is not in the " + (state == null ? "expected" : state) + " state. "
+                    + command);
             case -4: return new JobException(queue, jobId, Reason.PENDING_CHILDREN,
                     "Job " + jobId + " has pending dependencies. " + command);
             case -9: return new JobException(queue, jobId, Reason.FAILED_CHILDREN,
