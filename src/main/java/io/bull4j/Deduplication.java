@@ -111,6 +111,7 @@ public final class Deduplication {
          */
         public Builder ttl(Duration ttl) {
             ValidationException.checkDuration(ttl, "deduplication.ttl");
+            ValidationException.checkExpiry(ttl, "deduplication.ttl");
             ValidationException.check(ttl != null && ttl.toMillis() >= 1, "deduplication.ttl",
                     "must be at least 1 ms (was " + ttl + ")");
             ValidationException.check(ttl.getNano() % 1_000_000 == 0, "deduplication.ttl",

@@ -566,6 +566,7 @@ public final class Job {
      */
     public void extendLock(Duration duration) {
         ValidationException.checkAtLeastOneMs(duration, "duration");
+        ValidationException.checkExpiry(duration, "duration");
         ValidationException.check(token != null, "token", "only the worker processing the job can extend its lock");
         ManualJobs.extendLock(ctx, id, token, duration);
     }

@@ -96,6 +96,7 @@ final class ManualJobs {
 
     static void extendLock(QueueContext ctx, String jobId, String token, Duration duration) {
         ValidationException.checkAtLeastOneMs(duration, "duration");
+        ValidationException.checkExpiry(duration, "duration");
         checkToken(token);
         if (!ctx.await(Locks.extend(ctx.scripts(), ctx.keys, jobId, token, duration.toMillis()), "extendLock")) {
             // only to tell the two refusals apart; ownership was decided atomically above

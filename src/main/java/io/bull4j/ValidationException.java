@@ -49,6 +49,18 @@ public class ValidationException extends Bull4jException {
     /** The longest duration an option takes: what a long of milliseconds holds. */
     static final java.time.Duration MAX_DURATION = java.time.Duration.ofMillis(Long.MAX_VALUE);
 
+    /**
+     * The longest expiry bull4j's scripts hand Redis: 2^53 - 1 ms, which a Lua number holds and prints exactly
+     * (a longer one reaches Redis as "9.2233720368547758e+18", an error after the script's first writes).
+     */
+    static final java.time.Duration MAX_EXPIRY = java.time.Duration.ofMillis((1L << 53) - 1);
+
+    /** Refuses a duration (null passes) longer than {@link #MAX_EXPIRY}, naming the field. */
+    static void checkExpiry(java.time.Duration d, String field) {
+        check(d == null || d.compareTo(MAX_EXPIRY) <= 0, field, "must be at most " + MAX_EXPIRY.toMillis()
+                + " ms (was " + d + ")");
+    }
+
     /** Refuses a duration that is null, under 1 ms, or whose milliseconds would overflow a long, naming the field. */
     static void checkAtLeastOneMs(java.time.Duration d, String field) {
         check(d != null && d.compareTo(MAX_DURATION) <= 0 && d.toMillis() > 0, field,

@@ -349,6 +349,7 @@ public final class WorkerOptions {
          */
         public Builder lockDuration(Duration d) {
             ValidationException.checkDuration(d, "lockDuration");
+            ValidationException.checkExpiry(d, "lockDuration");
             ValidationException.check(positive(d), "lockDuration", "must be positive (was " + d + ")");
             this.lockDuration = d;
             return this;

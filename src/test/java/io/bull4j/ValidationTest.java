@@ -50,6 +50,13 @@ class ValidationTest {
         rejects("lockDuration", () -> WorkerOptions.builder().lockDuration(huge));
         rejects("drainDelay", () -> WorkerOptions.builder().drainDelay(huge));
         rejects("limiter.duration", () -> WorkerOptions.builder().limiter(10, huge));
+        // expiries handed to Redis stop at 2^53 - 1 ms, what a Lua number holds exactly (a dedup ttl past it failed
+        // in Redis after the add had taken an id)
+        Duration longest = Duration.ofMillis(Long.MAX_VALUE);
+        rejects("deduplication.ttl", () -> Deduplication.builder("d").ttl(longest));
+        rejects("lockDuration", () -> WorkerOptions.builder().lockDuration(longest));
+        assertEquals(ValidationException.MAX_EXPIRY,
+                Deduplication.builder("d").ttl(ValidationException.MAX_EXPIRY).build().ttl());
         // the longest that fits is still taken
         assertEquals(ValidationException.MAX_DURATION.toMillis(),
                 KeepJobs.age(ValidationException.MAX_DURATION).age().toMillis());
