@@ -133,7 +133,20 @@ final class QueueAdmin {
             ValidationException.check(s != JobState.UNKNOWN, "states", "UNKNOWN is not a state jobs are kept in");
             unique.add(s);
         }
-        return new ArrayList<>(unique);
+        List<JobState> ordered = new ArrayList<>(unique);
+        if (!hasOrder(states)) {
+            // a Set.of or a HashSet has no order of its own (Set.of's changes from one JVM run to the next): the
+            // states are walked in the order of a call that names none, so that the same call lists the same way
+            ordered.sort(java.util.Comparator.comparingInt(s -> ALL_STATES.contains(s) ? ALL_STATES.indexOf(s)
+                    : ALL_STATES.size()));
+        }
+        return ordered;
+    }
+
+    /** Whether the collection's iteration order is one its caller chose (a list, a LinkedHashSet, a sorted set). */
+    private static boolean hasOrder(Collection<JobState> states) {
+        return states instanceof List || states instanceof LinkedHashSet || states instanceof java.util.SortedSet
+                || states instanceof java.util.EnumSet || states.size() == 1;
     }
 
     static List<JobState> checkStates(JobState... states) {

@@ -186,6 +186,22 @@ class QueueAdminTest {
             assertEquals(List.of("7", "8"), ids(queue.getJobs(Set.of(JobState.DELAYED), 0, -1, true)));
             assertEquals(List.of("3", "6", "5", "4"),
                     ids(queue.getJobs(JobState.FAILED, JobState.PRIORITIZED, JobState.WAITING)));
+            // a set with an order of its own is walked in it; one without (Set.of's changes from one JVM run to the
+            // next) in the order of a call that names no state
+            assertEquals(List.of("3", "6", "5", "4"), ids(queue.getJobs(new java.util.LinkedHashSet<>(
+                    List.of(JobState.FAILED, JobState.PRIORITIZED, JobState.WAITING)), 0, -1, false)));
+            Set<JobState> unordered = new java.util.AbstractSet<>() {
+                @Override
+                public java.util.Iterator<JobState> iterator() {
+                    return List.of(JobState.WAITING, JobState.PRIORITIZED, JobState.FAILED).iterator();
+                }
+
+                @Override
+                public int size() {
+                    return 3;
+                }
+            };
+            assertEquals(List.of("3", "6", "5", "4"), ids(queue.getJobs(unordered, 0, -1, false)));
             // no state named: every state, BullMQ's order (active, completed, delayed, failed, prioritized, waiting)
             List<String> all = ids(queue.getJobs());
             assertEquals(8, all.size());
