@@ -17,6 +17,10 @@ module io.bull4j {
     requires io.netty.transport;
     requires io.netty.handler;
     requires io.netty.resolver.dns;
+    // the TCP keepalive settings of every connection (idle/interval/count): Lettuce applies them over NIO through
+    // jdk.net.ExtendedSocketOptions, and refuses every connect when that module is not resolved, as happens when the
+    // application is a named module itself (started with -m, only the modules its graph requires are resolved)
+    requires jdk.net;
     requires static micrometer.core; // optional: only io.bull4j.micrometer uses it, loaded when the application does
     // optional: only io.bull4j.otel uses them, loaded when the application gives an OpenTelemetryTracing
     requires static io.opentelemetry.api;

@@ -111,6 +111,72 @@ class ModularConsumerTest {
         assertEquals("{greeted=ana}", seen.get("completed"), out);
     }
 
+    /**
+     * The application is a named module itself, as docs/getting-started.md describes ({@code requires io.bull4j;}
+     * and its payload package opened to Jackson), started with {@code -m}: then only the modules its graph requires
+     * are resolved, not every JDK module as for a class-path main. The connect must work there too (Lettuce's TCP
+     * keepalive settings over NIO need module {@code jdk.net}).
+     */
+    @Test
+    void runsFromANamedApplicationModule(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        String runtime = Files.readString(Path.of("target", "runtime-classpath.txt")).trim();
+        Path src = dir.resolve("src");
+        Path pkg = Files.createDirectories(src.resolve("consumer/app"));
+        Files.writeString(src.resolve("module-info.java"), "module consumer.app {\n"
+                + "    requires io.bull4j;\n"
+                + "    opens consumer.app to com.fasterxml.jackson.databind;\n"
+                + "}\n");
+        Files.writeString(pkg.resolve("Main.java"), String.join("\n",
+                "package consumer.app;",
+                "import io.bull4j.*;",
+                "import java.time.Duration;",
+                "public final class Main {",
+                "    public record Greeting(String to) { }",
+                "    public static void main(String[] args) throws Exception {",
+                "        try (Bull4jConnection redis = Bull4jConnection.create(args[0]);",
+                "             Queue queue = new Queue(args[1], QueueOptions.builder().connection(redis).build())) {",
+                "            Job job = queue.add(\"greet\", new Greeting(\"ana\"));",
+                "            Worker worker = new Worker(args[1], j -> \"hi \" + j.data(Greeting.class).to(),",
+                "                    WorkerOptions.builder().connection(redis).build());",
+                "            try {",
+                "                System.out.println(\"completed=\" + job.waitUntilFinished(Duration.ofSeconds(30))",
+                "                        .returnValue(String.class));",
+                "            } finally {",
+                "                worker.close();",
+                "            }",
+                "        }",
+                "    }",
+                "}", ""));
+        Path out = Files.createDirectories(dir.resolve("classes"));
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        java.io.StringWriter diagnostics = new java.io.StringWriter();
+        boolean compiled = javac.getTask(diagnostics, null, null, List.of("-d", out.toString(), "--module-path",
+                        CLASSES + File.pathSeparator + runtime), null,
+                javac.getStandardFileManager(null, null, StandardCharsets.UTF_8).getJavaFileObjects(
+                        src.resolve("module-info.java").toFile(), pkg.resolve("Main.java").toFile())).call();
+        assertTrue(compiled, diagnostics.toString());
+
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "--module-path", out + File.pathSeparator + CLASSES + File.pathSeparator
+                + runtime, "-m", "consumer.app/consumer.app.Main", RedisTestServer.get().bull4jUri(),
+                queueName("named-module")).redirectErrorStream(true).start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "the child JVM did not finish");
+        } finally {
+            p.destroyForcibly();
+        }
+        String text = output.get(10, TimeUnit.SECONDS);
+        assertEquals(0, p.exitValue(), text);
+        assertTrue(text.contains("completed=hi ana"), text);
+    }
+
     private static Path location(Class<?> c) {
         try {
             return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());

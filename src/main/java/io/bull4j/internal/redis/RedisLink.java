@@ -550,13 +550,31 @@ public final class RedisLink implements AutoCloseable {
             return;
         }
         Object writer = ((io.lettuce.core.RedisChannelHandler<?, ?>) connection).getChannelWriter();
-        for (int depth = 0; writer instanceof io.lettuce.core.Delegating && depth < 8; depth++) {
-            writer = ((io.lettuce.core.Delegating<?>) writer).getDelegate();
+        for (int depth = 0; writer != null && !(writer instanceof io.lettuce.core.protocol.DefaultEndpoint)
+                && depth < 8; depth++) {
+            writer = delegateOf(writer);
         }
         if (writer instanceof io.lettuce.core.protocol.DefaultEndpoint) {
             ((io.lettuce.core.protocol.DefaultEndpoint) writer).disconnect();
         } else {
             log.debug("cannot drop a connection whose writer is {}", writer);
+        }
+    }
+
+    /**
+     * The writer a Lettuce channel writer wraps (its command-expiry or listener writer), through its public
+     * {@code getDelegate()}; null when it wraps none. Found by reflection: Lettuce 7 declares that method in its
+     * {@code io.lettuce.core.Delegating} interface, which Lettuce 6 (the version Spring Boot 4.0's dependency
+     * management gives an application) does not have, so naming that interface here failed with
+     * NoClassDefFoundError there, on the thread that was reconnecting (a worker's fetch loop, which died).
+     */
+    private static Object delegateOf(Object writer) {
+        try {
+            java.lang.reflect.Method getDelegate = writer.getClass().getMethod("getDelegate");
+            return io.lettuce.core.RedisChannelWriter.class.isAssignableFrom(getDelegate.getReturnType())
+                    || getDelegate.getReturnType() == Object.class ? getDelegate.invoke(writer) : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
     }
 
