@@ -53,6 +53,8 @@ final class FetchLoop implements Runnable {
     private boolean markerCallCut;
     /** Whether {@link #run()} started: only a running loop keeps a connection for getWorkers() to list. */
     private volatile boolean looping;
+    /** The error that ended the loop, or null. */
+    private volatile Throwable died;
     /** The tokens of the fetch sent and not yet answered (the fetch thread's own): see recoverLostFetch. */
     private List<String> unanswered = List.of();
     private volatile boolean paused;
@@ -189,10 +191,23 @@ final class FetchLoop implements Runnable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            // not a Redis fault (those are retried above): a bug or a library mismatch (a NoClassDefFoundError).
+            // The loop cannot go on; the worker says so (isRunning false, Spring's health DOWN) instead of
+            // looking alive while it takes no job
+            died = e;
+            log.error("the fetch loop of the worker on queue {} ended on an unexpected error; this worker takes no "
+                    + "more jobs: close it and create it again", ctx.name(), e);
+            bus.emit(l -> l.onError(e));
         } finally {
             resetBlocking();
             stopped.countDown();
         }
+    }
+
+    /** Whether the loop ended on an unexpected error (see {@link #run()}), not by a stop. */
+    boolean hasDied() {
+        return died != null;
     }
 
     /**

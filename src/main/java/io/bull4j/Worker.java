@@ -326,14 +326,17 @@ public final class Worker implements AutoCloseable {
             }
             started = true;
             long renewMs = opts.lockRenewTime().toMillis();
-            scheduler.scheduleWithFixedDelay(locks::renewAll, renewMs, renewMs, TimeUnit.MILLISECONDS);
-            scheduler.scheduleWithFixedDelay(control::pollRequests, JobControl.REMOTE_POLL_MS,
-                    JobControl.REMOTE_POLL_MS, TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(guarded(locks::renewAll, "lock renewal"), renewMs, renewMs,
+                    TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(guarded(control::pollRequests, "cancel requests"),
+                    JobControl.REMOTE_POLL_MS, JobControl.REMOTE_POLL_MS, TimeUnit.MILLISECONDS);
             long stalledMs = opts.stalledInterval().toMillis();
-            scheduler.scheduleWithFixedDelay(stalled::check, stalledMs, stalledMs, TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(guarded(stalled::check, "stalled check"), stalledMs, stalledMs,
+                    TimeUnit.MILLISECONDS);
             long sweepMs = opts.stalledSweepInterval().toMillis();
             if (sweepMs > 0) {
-                scheduler.scheduleWithFixedDelay(stalled::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+                scheduler.scheduleWithFixedDelay(guarded(stalled::sweep, "stalled sweep"), sweepMs, sweepMs,
+                        TimeUnit.MILLISECONDS);
             }
             // the first stalled check runs before the first fetch, as in BullMQ: jobs recovered from a dead worker
             // go first, and a job this worker takes is not marked as a stalled candidate at once
@@ -379,11 +382,31 @@ public final class Worker implements AutoCloseable {
         return manual;
     }
 
-    /** {@return whether the worker has started and is not closed} */
+    /**
+     * {@return whether the worker has started and is not closed, and its fetch loop has not ended on an unexpected
+     * error (a bug or a library mismatch, logged at ERROR and reported to {@code onError}; such a worker takes no
+     * more jobs and is to be closed and created again)}
+     */
     public boolean isRunning() {
         synchronized (lifecycle) {
-            return started && !closed;
+            return started && !closed && !fetch.hasDied();
         }
+    }
+
+    /**
+     * A periodic task that goes on after an unexpected error: a scheduled task that throws is never run again, and
+     * a lock renewal that stopped so, silently, would let every running job's lock expire and the job run twice.
+     */
+    Runnable guarded(Runnable task, String what) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException | Error e) {
+                log.error("worker on {}: the {} failed unexpectedly; it runs again at its next tick", ctx.name(), what,
+                        e);
+                bus.emit(l -> l.onError(e));
+            }
+        };
     }
 
     /** Stops taking new jobs; running jobs go on. */

@@ -29,6 +29,41 @@ class WorkerLifecycleTest {
         return false;
     }
 
+    /**
+     * An unexpected error on the fetch thread (here the executor throws a NoClassDefFoundError, as a library
+     * mismatch did on Spring Boot's Lettuce) ends the fetch loop: the worker then says it is not running (Spring's
+     * health goes DOWN) and reports the error, where before it looked alive while it took no job.
+     */
+    @Test
+    void aFetchLoopEndedByAnErrorMakesTheWorkerNotRunning() throws Exception {
+        String q = queueName("fetch-died");
+        java.util.concurrent.ThreadPoolExecutor broken = new java.util.concurrent.ThreadPoolExecutor(1, 1, 1,
+                TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>()) {
+            @Override
+            public void execute(Runnable command) {
+                throw new NoClassDefFoundError("io/example/Missing");
+            }
+        };
+        CompletableFuture<Throwable> reported = new CompletableFuture<>();
+        try (Queue queue = new Queue(q, queueOptions())) {
+            queue.add("j", Map.of());
+            Worker worker = new Worker(q, j -> "done", workerOptions().executor(broken).build(),
+                    new WorkerListener() {
+                        @Override
+                        public void onError(Throwable error) {
+                            reported.complete(error);
+                        }
+                    });
+            try {
+                assertInstanceOf(NoClassDefFoundError.class, reported.get(15, TimeUnit.SECONDS));
+                eventually(WAIT, () -> !worker.isRunning(), "the worker says it is not running");
+            } finally {
+                worker.close();
+                broken.shutdownNow();
+            }
+        }
+    }
+
     private static boolean waitingIn(Thread t, String method) {
         Thread.State state = t.getState();
         return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
