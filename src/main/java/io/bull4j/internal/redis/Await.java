@@ -64,15 +64,15 @@ public final class Await {
     /**
      * A future that completes like {@code future}, translated, or at the latest after {@code budget} (plus at most
      * one {@link CallBounds} tick) with a {@link RedisOutcomeUnknownException}; then {@code onTimeout} runs (to
-     * cancel the command in flight). For a script that carries a deadline of {@code budget} (set before this is
-     * called): a transport failure with the command maybe written (a connection dropped or reset) is reported only
-     * at the bound, once the deadline has passed. Redis may still read and run a command from a connection that
-     * was closed under it (a frozen Redis reads its socket when it wakes), so reported earlier, an add said to have
-     * failed could appear later.
+     * cancel the command in flight). With {@code holdUnknown}, for a script that carries a deadline of
+     * {@code budget} (set before this is called): a transport failure with the command maybe written (a connection
+     * dropped or reset) is reported only at the bound, once the deadline has passed. Redis may still read and run a
+     * command from a connection that was closed under it (a frozen Redis reads its socket when it wakes), so
+     * reported earlier, an add said to have failed could appear later.
      */
     public static <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration budget, String what,
-                                                  Runnable onTimeout) {
-        return bound(future, budget, what, onTimeout, true);
+                                                  Runnable onTimeout, boolean holdUnknown) {
+        return bound(future, budget, what, onTimeout, holdUnknown);
     }
 
     private static <T> CompletableFuture<T> bound(CompletableFuture<T> future, Duration budget, String what,

@@ -101,6 +101,22 @@ public final class LuaScript {
         return name;
     }
 
+    /**
+     * The worker's own transitions, each guarded by a lock token or idempotent, whose tries the worker checks
+     * against Redis after an unknown outcome (a finish recognises its applied try, a lost fetch is looked for, a
+     * renewal or stalled check is simply made again): a late arrival of an earlier try is refused or harmless, so
+     * their failures are reported at once, not held to the deadline as a caller's writes are (see
+     * {@code Await.within}); a finish held there would leave the job it fetched unrun for a whole command timeout.
+     */
+    private static final java.util.Set<String> WORKER_TRANSITIONS = java.util.Set.of("moveToFinished",
+            "moveManyToFinished", "moveToActive", "moveManyToActive", "extendLock", "extendLocks", "takeLock",
+            "releaseLock", "moveStalledJobsToWait", "sweepStalledJobs");
+
+    /** Whether a failure of this script with an unknown outcome may be reported before its deadline. */
+    public boolean reportsUnknownAtOnce() {
+        return WORKER_TRANSITIONS.contains(name);
+    }
+
     public String source() {
         return source;
     }

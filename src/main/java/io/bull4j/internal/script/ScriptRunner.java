@@ -93,7 +93,7 @@ public final class ScriptRunner {
         return Await.within(result, budget, script.name(), () -> {
             inFlight.get().cancel(false);
             onTimeout.run();
-        });
+        }, !script.reportsUnknownAtOnce());
     }
 
     /** {@return whether a call with a budget longer than the command timeout is in flight} */

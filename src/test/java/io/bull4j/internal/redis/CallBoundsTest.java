@@ -103,7 +103,7 @@ class CallBoundsTest {
         for (int i = 0; i < 10_000; i++) {
             CompletableFuture<String> reply = new CompletableFuture<>();
             CompletableFuture<String> bounded = Await.within(reply, Duration.ofSeconds(10), "call " + i,
-                    timeouts::incrementAndGet);
+                    timeouts::incrementAndGet, true);
             reply.complete("ok " + i);
             assertEquals("ok " + i, bounded.get(10, TimeUnit.SECONDS));
         }
@@ -115,13 +115,37 @@ class CallBoundsTest {
                 "no bound left armed after the calls completed (pending at first look: " + CallBounds.pending() + ")");
     }
 
+    /**
+     * A transport failure (the connection reset, or dropped by bull4j) of a call that may have been written is held
+     * to the call's bound when asked: Redis may still run it until its deadline; without the hold it is at once.
+     */
+    @Test
+    void aTransportFailureIsHeldToTheBoundWhenAsked() throws Exception {
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        AtomicInteger timeouts = new AtomicInteger();
+        CompletableFuture<String> held = Await.within(reply, Duration.ofMillis(300), "held call",
+                timeouts::incrementAndGet, true);
+        CompletableFuture<String> other = new CompletableFuture<>();
+        CompletableFuture<String> atOnce = Await.within(other, Duration.ofSeconds(10), "worker call", () -> { },
+                false);
+        reply.completeExceptionally(new java.io.IOException("Connection reset by peer"));
+        other.completeExceptionally(new java.io.IOException("Connection reset by peer"));
+        assertFalse(held.isDone(), "held until its bound");
+        assertTrue(atOnce.isCompletedExceptionally(), "reported at once without the hold");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> held.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(io.bull4j.RedisOutcomeUnknownException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("Connection reset by peer"), e.getCause().getMessage());
+        assertFalse(((io.bull4j.RedisException) e.getCause()).isTimeout());
+        assertEquals(0, timeouts.get(), "no timeout action for a call that failed");
+    }
+
     @Test
     void aCallWithNoReplyTimesOutAsOutcomeUnknownAndIsCancelled() throws Exception {
         CompletableFuture<String> reply = new CompletableFuture<>();
         CountDownLatch onTimeout = new CountDownLatch(1);
         long t0 = System.nanoTime();
         CompletableFuture<String> bounded = Await.within(reply, Duration.ofMillis(100), "silent call",
-                onTimeout::countDown);
+                onTimeout::countDown, true);
         ExecutionException e = assertThrows(ExecutionException.class, () -> bounded.get(10, TimeUnit.SECONDS));
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
         assertInstanceOf(RedisOutcomeUnknownException.class, e.getCause());
