@@ -6,13 +6,10 @@ import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static io.bull4j.TestSupport.queueName;
@@ -47,29 +44,17 @@ class BootLettuceTest {
         }
         try (RedisTestServer redis = RedisTestServer.startDedicated()) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder(java, "-cp", location(Queue.class) + File.pathSeparator
-                    + location(BootLettuceMain.class) + File.pathSeparator + runtime, BootLettuceMain.class.getName(),
-                    redis.bull4jUri(), queueName("boot-lettuce"), String.valueOf(deadPort))
-                    .redirectErrorStream(true).start();
-            CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            try {
-                assertTrue(p.waitFor(90, TimeUnit.SECONDS), "the child JVM did not finish");
-            } finally {
-                p.destroyForcibly();
-            }
-            String out = output.get(10, TimeUnit.SECONDS);
+            io.bull4j.support.ProcessRun run = io.bull4j.support.ProcessRun.toEnd(new ProcessBuilder(java, "-cp",
+                    location(Queue.class) + File.pathSeparator + location(BootLettuceMain.class) + File.pathSeparator
+                    + runtime, BootLettuceMain.class.getName(), redis.bull4jUri(), queueName("boot-lettuce"),
+                    String.valueOf(deadPort)), 90);
+            String out = run.output();
             assertTrue(out.contains("lettuce=6."), "runs on Boot's Lettuce: " + out);
             assertTrue(out.contains("fetchError=") && !out.contains("fetchError=none"), "the worker reported the refused "
                     + "fetch and went on: " + out);
             assertTrue(out.contains("keptConnections=0"), "the READONLY reply dropped bull4j's connections: " + out);
             assertTrue(out.contains("completed=ok"), out);
-            assertEquals(0, p.exitValue(), out);
+            assertEquals(0, run.exitCode(), out);
         }
     }
 

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static io.bull4j.TestSupport.queueName;
@@ -77,21 +75,9 @@ class ModularConsumerTest {
                 "--add-modules", "io.bull4j",
                 "-cp", location(ModularConsumerMain.class).toString(),
                 ModularConsumerMain.class.getName(), RedisTestServer.get().bull4jUri(), q));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        try {
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "the child JVM did not finish");
-        } finally {
-            p.destroyForcibly();
-        }
-        String out = output.get(10, TimeUnit.SECONDS);
-        assertEquals(0, p.exitValue(), out);
+        io.bull4j.support.ProcessRun run = io.bull4j.support.ProcessRun.toEnd(new ProcessBuilder(cmd), 90);
+        String out = run.output();
+        assertEquals(0, run.exitCode(), out);
 
         Map<String, String> seen = new HashMap<>();
         for (String line : out.split("\\R")) {
@@ -157,23 +143,11 @@ class ModularConsumerTest {
         assertTrue(compiled, diagnostics.toString());
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "--module-path", out + File.pathSeparator + CLASSES + File.pathSeparator
-                + runtime, "-m", "consumer.app/consumer.app.Main", RedisTestServer.get().bull4jUri(),
-                queueName("named-module")).redirectErrorStream(true).start();
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        try {
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "the child JVM did not finish");
-        } finally {
-            p.destroyForcibly();
-        }
-        String text = output.get(10, TimeUnit.SECONDS);
-        assertEquals(0, p.exitValue(), text);
+        io.bull4j.support.ProcessRun run = io.bull4j.support.ProcessRun.toEnd(new ProcessBuilder(java,
+                "--module-path", out + File.pathSeparator + CLASSES + File.pathSeparator + runtime, "-m",
+                "consumer.app/consumer.app.Main", RedisTestServer.get().bull4jUri(), queueName("named-module")), 90);
+        String text = run.output();
+        assertEquals(0, run.exitCode(), text);
         assertTrue(text.contains("completed=hi ana"), text);
     }
 
