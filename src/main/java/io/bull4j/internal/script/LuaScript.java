@@ -26,12 +26,15 @@ public final class LuaScript {
     private final String name;
     private final String source;
     private final String sha;
+    /** See {@link #reportsUnknownAtOnce()}. */
+    private final boolean reportsUnknownAtOnce;
     private final int keyCount;
 
     private LuaScript(String name, String source) {
         this.name = name;
         this.source = source;
         this.sha = sha1(source);
+        this.reportsUnknownAtOnce = WORKER_TRANSITIONS.contains(name);
         int max = 0;
         Matcher m = KEY_DECL.matcher(source);
         while (m.find()) {
@@ -114,7 +117,7 @@ public final class LuaScript {
 
     /** Whether a failure of this script with an unknown outcome may be reported before its deadline. */
     public boolean reportsUnknownAtOnce() {
-        return WORKER_TRANSITIONS.contains(name);
+        return reportsUnknownAtOnce;
     }
 
     public String source() {
