@@ -26,6 +26,8 @@ final class FlowPlan {
     private final Map<String, String> linkedParents = new java.util.HashMap<>();
     /** The job keys planned so far in this call. */
     private final java.util.Set<String> plannedKeys = new java.util.HashSet<>();
+    /** The keys of the existing jobs the call's roots join as their parent ({@link FlowJob#parent()}). */
+    private final java.util.Set<String> outsideParents = new java.util.HashSet<>();
 
     FlowPlan(FlowProducer producer, Map<String, JobOptions> queueDefaults, Telemetry telemetry,
              Telemetry.Span callSpan) {
@@ -149,16 +151,23 @@ final class FlowPlan {
         if (p.key.equals(p.outsideParent)) {
             throw cycle(p);
         }
-        if (!plannedKeys.add(p.key)) {
-            // planned before in this call: it may be one of this node's ancestors
-            for (Planned a = p.parent; a != null; a = a.parent) {
-                if (a.key.equals(p.key)) {
+        // a job planned before in this call, or the existing parent a root of it joins, may be an ancestor
+        boolean seen = !plannedKeys.add(p.key) | outsideParents.contains(p.key);
+        if (seen) {
+            // planned before in this call: it may be one of this node's ancestors, in this flow or, through the
+            // links the call's other flows make, in another (A over B in one flow of an addBulk, B over A in the
+            // next); each job has one parent (checked below), so its ancestors are one chain of links
+            for (String a = parentKey; a != null; a = linkedParents.get(a)) {
+                if (a.equals(p.key)) {
                     throw cycle(p);
                 }
             }
         }
         if (parentKey == null) {
             return;
+        }
+        if (p.parent == null) {
+            outsideParents.add(parentKey);
         }
         String other = linkedParents.putIfAbsent(p.key, parentKey);
         if (other != null && !other.equals(parentKey)) {

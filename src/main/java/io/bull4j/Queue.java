@@ -296,9 +296,9 @@ public final class Queue implements AutoCloseable {
     }
 
     /**
-     * Snapshots of the jobs in the given states (all when empty), state after state (in the set's order when it
-     * has one, as a {@code LinkedHashSet}, an {@code EnumSet} or a sorted set; otherwise, as for {@code Set.of},
-     * in the order of a call that names no state), each job once. Per state the
+     * Snapshots of the jobs in the given states (all when empty), state after state (in the set's order; for a
+     * {@code Set.of} or a {@code HashSet}, which have none of their own, in the order of a call that names no
+     * state), each job once. Per state the
      * positions {@code start..end} are taken (Redis index rules: {@code -1} is the last), newest first: the wait
      * and active lists by insertion, sorted sets by descending score (finish time, due time, priority). With
      * {@code asc} the order is reversed. Jobs removed meanwhile are skipped and a bounded page is refilled from

@@ -134,7 +134,7 @@ final class QueueAdmin {
             unique.add(s);
         }
         List<JobState> ordered = new ArrayList<>(unique);
-        if (!hasOrder(states)) {
+        if (hasNoOrder(states)) {
             // a Set.of or a HashSet has no order of its own (Set.of's changes from one JVM run to the next): the
             // states are walked in the order of a call that names none, so that the same call lists the same way
             ordered.sort(java.util.Comparator.comparingInt(s -> ALL_STATES.contains(s) ? ALL_STATES.indexOf(s)
@@ -143,10 +143,14 @@ final class QueueAdmin {
         return ordered;
     }
 
-    /** Whether the collection's iteration order is one its caller chose (a list, a LinkedHashSet, a sorted set). */
-    private static boolean hasOrder(Collection<JobState> states) {
-        return states instanceof List || states instanceof LinkedHashSet || states instanceof java.util.SortedSet
-                || states instanceof java.util.EnumSet || states.size() == 1;
+    /**
+     * Whether the collection is one of the JDK's sets without an order of their own: a HashSet (not a
+     * LinkedHashSet) or a {@code Set.of}. Any other collection (a list, a LinkedHashSet, an EnumSet, Guava's
+     * ImmutableSet, an unmodifiable view) keeps the order it gives.
+     */
+    private static boolean hasNoOrder(Collection<JobState> states) {
+        return (states instanceof java.util.HashSet && !(states instanceof LinkedHashSet))
+                || states.getClass().getName().startsWith("java.util.ImmutableCollections$Set");
     }
 
     static List<JobState> checkStates(JobState... states) {

@@ -21,6 +21,7 @@ final class QueueLimits {
     }
 
     static void checkDuration(Duration d, String field) {
+        ValidationException.checkExpiry(d, field); // a window is a PEXPIRE (also in every worker's fetch)
         ValidationException.check(d != null && d.toMillis() >= 1, field, "must be at least 1 ms (was " + d + ")");
     }
 

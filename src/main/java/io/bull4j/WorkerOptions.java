@@ -307,6 +307,7 @@ public final class WorkerOptions {
         public Builder limiter(int max, Duration duration) {
             ValidationException.check(max >= 1, "limiter.max", "must be >= 1 (was " + max + ")");
             ValidationException.checkDuration(duration, "limiter.duration");
+            ValidationException.checkExpiry(duration, "limiter.duration"); // the fetch's PEXPIRE of the window
             ValidationException.check(positive(duration) && duration.toMillis() >= 1, "limiter.duration",
                     "must be at least 1 ms (was " + duration + ")");
             this.limiterMax = max;

@@ -56,6 +56,42 @@ class FlowShapeTest {
         }
     }
 
+    /**
+     * A cycle through two flows of one addBulk: A over B in the first, B over A in the second. Each job would wait
+     * for the other forever (both stay in waiting-children); it is refused like a cycle within one flow.
+     */
+    @Test
+    void aCycleAcrossTheFlowsOfOneAddBulkIsRefusedAndWritesNothing() {
+        String q = queueName("shape-cycle-bulk");
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            ValidationException e = assertThrows(ValidationException.class, () -> flows.addBulk(List.of(
+                    node("a", q, "A", node("b", q, "B")), node("b", q, "B", node("a", q, "A")))));
+            assertEquals("jobId", e.field());
+            assertTrue(e.getMessage().contains("ancestor"), e.getMessage());
+            assertNothingWritten(q);
+            // longer: A over B, B over C, C over A
+            assertEquals("jobId", assertThrows(ValidationException.class, () -> flows.addBulk(List.of(
+                    node("a", q, "A", node("b", q, "B")), node("b", q, "B", node("c", q, "C")),
+                    node("c", q, "C", node("a", q, "A"))))).field());
+            assertNothingWritten(q);
+            // through an existing parent: R joins P, and the next flow puts P under R
+            try (Queue queue = new Queue(q, queueOptions())) {
+                queue.add("p", Map.of(), id("P"));
+                assertEquals("jobId", assertThrows(ValidationException.class, () -> flows.addBulk(List.of(
+                        FlowJob.builder("r", q).options(id("R")).parent(ParentRef.of("P", "bull:" + q)).build(),
+                        node("r", q, "R", node("p-again", q, "P"))))).field());
+                assertFalse(redis().exists(key(q, "R")) > 0);
+                assertNull(hash(q, "P").get("parentKey"));
+                redis().del(key(q, "P"), key(q, "id"), key(q, "wait"), key(q, "events"), key(q, "meta"),
+                        key(q, "marker"));
+            }
+            // a chain over two flows is no cycle: A over B, then B over C
+            flows.addBulk(List.of(node("a", q, "A", node("b", q, "B")), node("b", q, "B", node("c", q, "C"))));
+            assertEquals("bull:" + q + ":A", hash(q, "B").get("parentKey"));
+            assertEquals("bull:" + q + ":B", hash(q, "C").get("parentKey"));
+        }
+    }
+
     @Test
     void oneJobUnderTwoParentsIsRefusedAndWritesNothing() {
         String q = queueName("shape-dag");

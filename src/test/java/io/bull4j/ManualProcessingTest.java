@@ -180,6 +180,28 @@ class ManualProcessingTest {
     }
 
     @Test
+    void aLockMismatchNamesTheCommandAndTheStateAsBullmqDoes() throws Exception {
+        // bullmq 6.7.0 (run against Redis): "Lock mismatch for job j1. Cmd moveToFinished from active", likewise
+        // moveToDelayed and moveJobFromActiveToWait; the wrong-state refusal names its state since the same review.
+        // bull4j names a finish moveToCompleted or moveToFailed (for a flow parent's refusals moveToFinished)
+        String q = queueName("manual-mismatch-message");
+        try (Queue queue = new Queue(q, queueOptions());
+             Worker worker = manual(q, workerOptions())) {
+            queue.add("a", Map.of(), JobOptions.builder().jobId("j1").build());
+            Job job = worker.getNextJob(TOKEN, false);
+            assertEquals("Lock mismatch for job j1. Cmd moveToCompleted from active", assertThrows(JobException.class,
+                    () -> job.moveToCompleted("x", "wrong", false)).getMessage());
+            assertEquals("Lock mismatch for job j1. Cmd moveToFailed from active", assertThrows(JobException.class,
+                    () -> job.moveToFailed(new RuntimeException("e"), "wrong", false)).getMessage());
+            assertEquals("Lock mismatch for job j1. Cmd moveToDelayed from active", assertThrows(JobException.class,
+                    () -> job.moveToDelayed(java.time.Instant.now().plusSeconds(1), "wrong")).getMessage());
+            assertEquals("Lock mismatch for job j1. Cmd moveJobFromActiveToWait from active",
+                    assertThrows(JobException.class, () -> job.moveToWait("wrong")).getMessage());
+            assertEquals(TOKEN, redis().get(key(q, "j1:lock")), "nothing written");
+        }
+    }
+
+    @Test
     void aRetryAfterABackoffWithFetchNextTakesTheNextJobUnderTheSameToken() throws Exception {
         // bullmq 6.7.0: moveToFailed(err, token, true) on a retry with a backoff moves the job to delayed and takes
         // the next job in the same call, locked under the token; a manual loop goes on with it

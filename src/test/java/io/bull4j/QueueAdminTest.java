@@ -190,18 +190,14 @@ class QueueAdminTest {
             // next) in the order of a call that names no state
             assertEquals(List.of("3", "6", "5", "4"), ids(queue.getJobs(new java.util.LinkedHashSet<>(
                     List.of(JobState.FAILED, JobState.PRIORITIZED, JobState.WAITING)), 0, -1, false)));
-            Set<JobState> unordered = new java.util.AbstractSet<>() {
-                @Override
-                public java.util.Iterator<JobState> iterator() {
-                    return List.of(JobState.WAITING, JobState.PRIORITIZED, JobState.FAILED).iterator();
-                }
-
-                @Override
-                public int size() {
-                    return 3;
-                }
-            };
-            assertEquals(List.of("3", "6", "5", "4"), ids(queue.getJobs(unordered, 0, -1, false)));
+            for (Set<JobState> unordered : List.of(Set.of(JobState.WAITING, JobState.PRIORITIZED, JobState.FAILED),
+                    new java.util.HashSet<>(List.of(JobState.WAITING, JobState.PRIORITIZED, JobState.FAILED)))) {
+                assertEquals(List.of("3", "6", "5", "4"), ids(queue.getJobs(unordered, 0, -1, false)));
+            }
+            // a view of an ordered set keeps its order
+            assertEquals(List.of("5", "4", "6", "3"), ids(queue.getJobs(java.util.Collections.unmodifiableSet(
+                    new java.util.LinkedHashSet<>(List.of(JobState.WAITING, JobState.PRIORITIZED, JobState.FAILED))),
+                    0, -1, false)));
             // no state named: every state, BullMQ's order (active, completed, delayed, failed, prioritized, waiting)
             List<String> all = ids(queue.getJobs());
             assertEquals(8, all.size());

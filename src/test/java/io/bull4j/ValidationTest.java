@@ -26,6 +26,22 @@ class ValidationTest {
     }
 
     @Test
+    void rateLimitWindowsPastWhatRedisTakesAreRejectedBeforeAnyWrite() {
+        String q = queueName("limit-expiry");
+        try (Queue queue = new Queue(q, queueOptions())) {
+            Duration longest = Duration.ofMillis(Long.MAX_VALUE);
+            // a global window is read by every worker's fetch (Node's too), whose PEXPIRE would fail on it
+            rejects("duration", () -> queue.setGlobalRateLimit(1, longest));
+            rejects("duration", () -> queue.rateLimit(longest)); // was Redis's "invalid expire time"
+            rejects("duration", () -> queue.rateLimit(Duration.ofSeconds(Long.MAX_VALUE))); // was ArithmeticException
+            assertNull(queue.getGlobalRateLimit());
+            assertEquals(0L, redis().exists(key(q, "limiter")));
+            queue.setGlobalRateLimit(1, ValidationException.MAX_EXPIRY);
+            assertEquals(ValidationException.MAX_EXPIRY, queue.getGlobalRateLimit().duration());
+        }
+    }
+
+    @Test
     void badQueueNamesAreRejectedBeforeAnyWrite() {
         rejects("queueName", () -> new Queue("", queueOptions()));
         rejects("queueName", () -> new Queue(null, queueOptions()));
@@ -55,6 +71,10 @@ class ValidationTest {
         Duration longest = Duration.ofMillis(Long.MAX_VALUE);
         rejects("deduplication.ttl", () -> Deduplication.builder("d").ttl(longest));
         rejects("lockDuration", () -> WorkerOptions.builder().lockDuration(longest));
+        // the rate limiter's window is a PEXPIRE too: past 2^53 - 1 ms the fetch's script failed after its INCR
+        // and its move to active, leaving the limiter key without an expiry (every worker, Node's too, limited for
+        // ever) and the job active under no lock
+        rejects("limiter.duration", () -> WorkerOptions.builder().limiter(1, longest));
         assertEquals(ValidationException.MAX_EXPIRY,
                 Deduplication.builder("d").ttl(ValidationException.MAX_EXPIRY).build().ttl());
         // the longest that fits is still taken

@@ -36,6 +36,8 @@ public final class Await {
     private static final String SCRIPT_ERROR_62 = "ERR Error running script";
     /** The error the deadline guard (lua/include/deadline.lua) gives. */
     static final String LATE = "BULL4J_LATE";
+    /** How much longer than its timeout a wait gives a bounded future to end on its own bound. */
+    static final long BOUND_GRACE_MS = 10 * CallBounds.TICK_MS;
 
     private Await() {
     }
@@ -47,7 +49,10 @@ public final class Await {
      */
     public static <T> T result(CompletionStage<T> stage, Duration timeout, String what) {
         try {
-            return stage.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            // a bound of the same timeout (within) fires up to a tick later: the grace lets its own answer (a
+            // failure held to the bound, or its timeout, which cancels the command and probes the connection)
+            // arrive first, rather than a bare timeout that hides what happened
+            return stage.toCompletableFuture().get(timeout.toMillis() + BOUND_GRACE_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             stage.toCompletableFuture().cancel(false);
             throw timedOut(what, timeout, e);

@@ -112,8 +112,9 @@ public final class LuaScript {
      * {@code Await.within}); a finish held there would leave the job it fetched unrun for a whole command timeout.
      */
     private static final java.util.Set<String> WORKER_TRANSITIONS = java.util.Set.of("moveToFinished",
-            "moveManyToFinished", "moveToActive", "moveManyToActive", "extendLock", "extendLocks", "takeLock",
-            "releaseLock", "moveStalledJobsToWait", "sweepStalledJobs");
+            "moveManyToFinished", "retryJob", "moveToDelayed", "moveLimitedToWait", "moveToActive",
+            "moveManyToActive", "extendLock", "extendLocks", "takeLock", "releaseLock", "moveStalledJobsToWait",
+            "sweepStalledJobs");
 
     /** Whether a failure of this script with an unknown outcome may be reported before its deadline. */
     public boolean reportsUnknownAtOnce() {

@@ -61,7 +61,8 @@ public final class ScriptErrors {
             case -9: return new JobException(queue, jobId, Reason.FAILED_CHILDREN,
                     "Cannot complete job " + jobId + " because it has at least one failed child. " + command);
             case -6: return new JobException(queue, jobId, Reason.LOCK_MISMATCH,
-                    "Lock mismatch for job " + jobId + ". " + command);
+                    "Lock mismatch for job " + jobId + ". " + (state == null ? command
+                            : "Cmd " + command + " from " + state)); // as bullmq words it
             case -8: return new JobException(queue, jobId, Reason.JOB_LOCKED,
                     "Job " + jobId + " is locked by a worker. " + command);
             case -20: return new JobException(queue, jobId, Reason.BAD_DATA,

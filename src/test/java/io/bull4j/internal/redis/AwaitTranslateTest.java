@@ -17,6 +17,25 @@ import static org.junit.jupiter.api.Assertions.*;
 /** How Lettuce's failures map to what became of the command: not applied, outcome unknown, or an error reply. */
 class AwaitTranslateTest {
 
+    /**
+     * A script's failure from a dropped connection is held to the call's bound; a caller that waits with the
+     * command timeout (QueueContext.await, ScriptRunner.call) must still learn that failure, not a timeout: the
+     * bound fires up to a tick after the timeout, and the wait used to end first, reporting "no answer from Redis
+     * within ..." (isTimeout true: counted as a timeout, and the connection probed) with the reset's cause lost.
+     */
+    @Test
+    void aHeldTransportFailureReachesAWaitOfTheCommandTimeoutAsItself() {
+        java.time.Duration timeout = java.time.Duration.ofMillis(200);
+        for (int i = 0; i < 5; i++) {
+            java.util.concurrent.CompletableFuture<String> dropped = java.util.concurrent.CompletableFuture
+                    .failedFuture(new io.lettuce.core.RedisException("Connection disconnected"));
+            RedisOutcomeUnknownException e = assertThrows(RedisOutcomeUnknownException.class, () -> Await.result(
+                    Await.within(dropped, timeout, "addJob", () -> { }, true), timeout, "addJob"));
+            assertFalse(e.isTimeout(), e.getMessage());
+            assertTrue(e.getMessage().contains("Connection disconnected"), e.getMessage());
+        }
+    }
+
     @Test
     void aConnectionResetAfterTheSendIsOutcomeUnknown() {
         RuntimeException e = Await.translate(new IOException("Connection reset by peer"), "add");
