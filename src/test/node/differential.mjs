@@ -4,7 +4,8 @@
 // Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
 // <file> on queue <queue> of the Redis at <url>; {url, queue, read: [jobIds]}: read the queue through bullmq's
 // API; {finish: true}: wait for a background worker still running and close it. Answers one stdout line per
-// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. Everything else goes to
+// command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. A manual step (a worker
+// without a processor, driven by hand) records each op's answer in the string 'answers:<step>:<op>'. Everything else goes to
 // stderr. The process ends when stdin closes.
 // Usage: node differential.mjs
 import { readFileSync } from 'node:fs';
@@ -135,6 +136,107 @@ async function awaitWork() {
   return finishWorker(w);
 }
 
+// A manual step: a Worker without a processor, driven by hand with one fixed token (BullMQ's "manually fetching
+// jobs"). Each op's answer goes to the Redis string 'answers:<step>:<op>' (compared by the snapshot, each op on its
+// own path so that a documented difference names exactly one op); a refusal is recorded as {code, error}.
+const MANUAL_WAIT_MS = 10_000;
+
+function manualSummary(job) {
+  return job ? { id: job.id, attemptsMade: job.attemptsMade, attemptsStarted: job.attemptsStarted, data: job.data }
+    : null;
+}
+
+// the next job a finish returned ([jobData, jobId, ...] or [] / undefined), as the Job a manual loop goes on with
+function manualNext(worker, result, token) {
+  if (!Array.isArray(result) || !result[0]) return null;
+  const job = Job.fromJSON(worker, result[0], result[1]);
+  job.token = token;
+  return job;
+}
+
+async function manual(cmd, spec) {
+  const token = spec.token ?? 'tok-1';
+  const worker = new Worker(cmd.queue, null, { ...spec.workerOpts, connection: { url: cmd.url } });
+  worker.on('error', (err) => console.error('manual worker error:', err));
+  await worker.waitUntilReady();
+  let current = null;
+  try {
+    for (let n = 0; n < spec.ops.length; n++) {
+      const op = spec.ops[n];
+      const tok = op.token ?? token;
+      const target = async () => {
+        if (op.id === undefined) {
+          if (!current) throw new Error(`op ${n} (${op.op}): no current job`);
+          return current;
+        }
+        const j = await Job.fromId(worker, op.id);
+        if (!j) throw new Error(`op ${n} (${op.op}): no job ${op.id}`);
+        return j;
+      };
+      const value = (job) => (op.echo ? job.data : (op.value === undefined ? null : op.value));
+      const error = () => (op.unrecoverable ? new UnrecoverableError(op.error) : new Error(op.error));
+      let answer;
+      try {
+        switch (op.op) {
+          case 'getNextJob': {
+            // wait: call again (blocking) until a job comes, e.g. a retry whose backoff runs out
+            const deadline = Date.now() + MANUAL_WAIT_MS;
+            let job = await worker.getNextJob(tok, { block: op.block ?? false });
+            while (!job && op.wait && Date.now() < deadline) {
+              job = await worker.getNextJob(tok, { block: true });
+            }
+            if (!job && op.wait) throw new Error(`op ${n}: no job within ${MANUAL_WAIT_MS} ms`);
+            current = job ?? null;
+            answer = manualSummary(current);
+            break;
+          }
+          case 'moveToCompleted': {
+            const job = await target();
+            const next = manualNext(worker, await job.moveToCompleted(value(job), tok, op.fetchNext ?? false), tok);
+            if (op.id === undefined) current = next;
+            answer = { next: manualSummary(next) };
+            break;
+          }
+          case 'moveToFailed': {
+            const job = await target();
+            const next = manualNext(worker, await job.moveToFailed(error(), tok, op.fetchNext ?? false), tok);
+            if (op.id === undefined) current = next;
+            answer = { next: manualSummary(next) };
+            break;
+          }
+          case 'completeAll': { // the manual loop: complete, fetching the next in the same call, until none comes
+            const ids = [];
+            while (current) {
+              ids.push(current.id);
+              current = manualNext(worker, await current.moveToCompleted(value(current), tok, true), tok);
+            }
+            answer = ids;
+            break;
+          }
+          case 'extendLock':
+            answer = await (await target()).extendLock(tok, op.ms);
+            break;
+          case 'moveToDelayed':
+            await (await target()).moveToDelayed(Date.now() + op.delayMs, tok);
+            answer = 'delayed';
+            break;
+          case 'moveToWait':
+            answer = (await (await target()).moveToWait(tok)) > 0 ? 'limited' : 'none';
+            break;
+          default:
+            throw new Error(`unknown manual op ${op.op}`);
+        }
+      } catch (e) {
+        if (e?.code === undefined || typeof e.code !== 'number') throw e; // the driver's own failure
+        answer = { code: e.code, error: e.message };
+      }
+      await recordAt(`answers:${cmd.step}:${String(n).padStart(2, '0')}`, answer);
+    }
+  } finally {
+    await worker.close();
+  }
+}
+
 // One operation on one job: {id, op: promote | retry (state) | remove | changePriority (priority) | changeDelay
 // (delay) | updateData (data)}.
 async function jobOp(job, spec) {
@@ -193,11 +295,16 @@ function canon(v) {
 }
 const answerClients = new Map();
 let currentUrl = null;
-async function record(q, step, value) {
+function answerClient() {
   const url = currentUrl;
   if (!answerClients.has(url)) answerClients.set(url, new IORedis(url));
-  const client = answerClients.get(url);
-  await client.rpush('answers', `${step}: ${JSON.stringify(canon(value))}`);
+  return answerClients.get(url);
+}
+async function record(q, step, value) {
+  await answerClient().rpush('answers', `${step}: ${JSON.stringify(canon(value))}`);
+}
+async function recordAt(key, value) {
+  await answerClient().set(key, JSON.stringify(canon(value)));
 }
 async function query(q, spec) {
   switch (spec.what) {
@@ -317,6 +424,8 @@ async function runStep(cmd) {
       return work({ ...cmd, queue: step.work.queue ?? cmd.queue }, scenario, step.work);
     case 'awaitWork':
       return awaitWork();
+    case 'manual':
+      return manual({ ...cmd, queue: step.manual.queue ?? cmd.queue }, step.manual);
     default:
       throw new Error(`unknown step ${JSON.stringify(step)}`);
   }

@@ -181,23 +181,34 @@ class ManualProcessingTest {
 
     @Test
     void aLockMismatchNamesTheCommandAndTheStateAsBullmqDoes() throws Exception {
-        // bullmq 6.7.0 (run against Redis): "Lock mismatch for job j1. Cmd moveToFinished from active", likewise
-        // moveToDelayed and moveJobFromActiveToWait; the wrong-state refusal names its state since the same review.
-        // bull4j names a finish moveToCompleted or moveToFailed (for a flow parent's refusals moveToFinished)
+        // bullmq 6.7.0 (run against Redis, and compared by the differential scenario manual-refusals): "Lock mismatch
+        // for job j1. Cmd moveToFinished from active", likewise moveToDelayed and moveJobFromActiveToWait. A finish,
+        // completed or failed, is named moveToFinished, its script, in every refusal (bull4j named it moveToCompleted
+        // or moveToFailed, after the Java call, until the differential suite compared the messages)
         String q = queueName("manual-mismatch-message");
         try (Queue queue = new Queue(q, queueOptions());
              Worker worker = manual(q, workerOptions())) {
             queue.add("a", Map.of(), JobOptions.builder().jobId("j1").build());
+            queue.add("b", Map.of(), JobOptions.builder().jobId("j2").build());
             Job job = worker.getNextJob(TOKEN, false);
-            assertEquals("Lock mismatch for job j1. Cmd moveToCompleted from active", assertThrows(JobException.class,
+            assertEquals("Lock mismatch for job j1. Cmd moveToFinished from active", assertThrows(JobException.class,
                     () -> job.moveToCompleted("x", "wrong", false)).getMessage());
-            assertEquals("Lock mismatch for job j1. Cmd moveToFailed from active", assertThrows(JobException.class,
+            assertEquals("Lock mismatch for job j1. Cmd moveToFinished from active", assertThrows(JobException.class,
                     () -> job.moveToFailed(new RuntimeException("e"), "wrong", false)).getMessage());
             assertEquals("Lock mismatch for job j1. Cmd moveToDelayed from active", assertThrows(JobException.class,
                     () -> job.moveToDelayed(java.time.Instant.now().plusSeconds(1), "wrong")).getMessage());
             assertEquals("Lock mismatch for job j1. Cmd moveJobFromActiveToWait from active",
                     assertThrows(JobException.class, () -> job.moveToWait("wrong")).getMessage());
             assertEquals(TOKEN, redis().get(key(q, "j1:lock")), "nothing written");
+            // a job never taken has no lock; token "0" skips the lock check, then the job is not active
+            Job waiting = queue.getJob("j2");
+            assertEquals("Missing lock for job j2. moveToFinished", assertThrows(JobException.class,
+                    () -> waiting.moveToCompleted("x", TOKEN, false)).getMessage());
+            assertEquals("Missing lock for job j2. moveToFinished", assertThrows(JobException.class,
+                    () -> waiting.moveToFailed(new RuntimeException("e"), TOKEN, false)).getMessage());
+            assertEquals("Job j2 is not in the active state. moveToFinished", assertThrows(JobException.class,
+                    () -> waiting.moveToFailed(new RuntimeException("e"), "0", false)).getMessage());
+            assertNull(redis().hget(key(q, "j2"), "failedReason"), "a refusal writes nothing (BullMQ's does here)");
         }
     }
 

@@ -213,6 +213,7 @@ final class DifferentialJavaSide {
                     w.finish();
                 }
             }
+            case "manual" -> manual(i, step.path("queue").asText(queueName), step);
             case "awaitWork" -> {
                 if (background == null) {
                     throw new IllegalStateException(s.name() + ": awaitWork without a background work step");
@@ -471,9 +472,19 @@ final class DifferentialJavaSide {
         int finals = step.get("finals").asInt();
         String events = TestRedis.key(queueName, "events");
         long start = finals(events);
-        WorkerOptions.Builder opts = WorkerOptions.builder().connection(connection)
+        WorkerOptions.Builder opts = workerOptions(step.path("workerOpts"))
                 .concurrency(step.path("concurrency").asInt(1));
-        for (Iterator<Map.Entry<String, JsonNode>> it = step.path("workerOpts").fields(); it.hasNext(); ) {
+        Queue q = queue(queueName);
+        Worker[] self = new Worker[1];
+        Worker w = new Worker(queueName, job -> behave(s, job, q, self[0]), opts.build());
+        self[0] = w;
+        return new Running(s.name(), q, w, events, start, finals);
+    }
+
+    /** A step's {@code workerOpts} as bull4j's; an option the driver does not know fails the scenario. */
+    private WorkerOptions.Builder workerOptions(JsonNode workerOpts) {
+        WorkerOptions.Builder opts = WorkerOptions.builder().connection(connection);
+        for (Iterator<Map.Entry<String, JsonNode>> it = workerOpts.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             switch (e.getKey()) {
                 case "name" -> opts.name(e.getValue().asText());
@@ -482,14 +493,132 @@ final class DifferentialJavaSide {
                 case "maxStartedAttempts" -> opts.maxStartedAttempts(e.getValue().asInt());
                 case "limiter" -> opts.limiter(e.getValue().get("max").asInt(),
                         Duration.ofMillis(e.getValue().get("duration").asLong()));
+                case "lockDuration" -> opts.lockDuration(Duration.ofMillis(e.getValue().asLong()));
                 default -> throw new IllegalArgumentException("the Java driver does not know worker option " + e.getKey());
             }
         }
-        Queue q = queue(queueName);
-        Worker[] self = new Worker[1];
-        Worker w = new Worker(queueName, job -> behave(s, job, q, self[0]), opts.build());
-        self[0] = w;
-        return new Running(s.name(), q, w, events, start, finals);
+        return opts;
+    }
+
+    // ---- manual steps: a worker without a processor, driven by hand with one fixed token ----
+    private static final Duration MANUAL_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * A manual step, as a Java user writes BullMQ's "manually fetching jobs": {@code getNextJob} and the job's
+     * {@code moveTo*} calls with the step's token. Each op's answer goes to the string
+     * {@code answers:<step>:<op>}; a refusal ({@link io.bull4j.JobException}) is recorded as BullMQ's error code
+     * and the message.
+     */
+    private void manual(int step, String queueName, JsonNode spec) throws Exception {
+        String token = spec.path("token").asText("tok-1");
+        try (Worker worker = new Worker(queueName, workerOptions(spec.path("workerOpts")).build());
+             Queue q = queue(queueName)) {
+            Job current = null;
+            JsonNode ops = spec.get("ops");
+            for (int n = 0; n < ops.size(); n++) {
+                JsonNode op = ops.get(n);
+                String tok = op.path("token").asText(token);
+                Job target = null;
+                if (!op.get("op").asText().equals("getNextJob") && !op.get("op").asText().equals("completeAll")) {
+                    target = op.has("id") ? q.getJob(op.get("id").asText()) : current;
+                    if (target == null) {
+                        throw new IllegalStateException("manual op " + n + " (" + op + "): no job");
+                    }
+                }
+                Object answer;
+                try {
+                    switch (op.get("op").asText()) {
+                        case "getNextJob" -> {
+                            // wait: call again (blocking) until a job comes, e.g. a retry whose backoff runs out
+                            long deadline = System.nanoTime() + MANUAL_WAIT.toNanos();
+                            Job job = worker.getNextJob(tok, op.path("block").asBoolean(false));
+                            while (job == null && op.path("wait").asBoolean() && System.nanoTime() < deadline) {
+                                job = worker.getNextJob(tok, true);
+                            }
+                            if (job == null && op.path("wait").asBoolean()) {
+                                throw new IllegalStateException("manual op " + n + ": no job within " + MANUAL_WAIT);
+                            }
+                            current = job;
+                            answer = summary(job);
+                        }
+                        case "moveToCompleted" -> {
+                            Job next = target.moveToCompleted(manualValue(op, target), tok,
+                                    op.path("fetchNext").asBoolean(false));
+                            if (!op.has("id")) {
+                                current = next;
+                            }
+                            answer = java.util.Collections.singletonMap("next", summary(next));
+                        }
+                        case "moveToFailed" -> {
+                            String message = op.get("error").asText();
+                            Job next = target.moveToFailed(op.path("unrecoverable").asBoolean()
+                                            ? new UnrecoverableException(message) : new IllegalStateException(message),
+                                    tok, op.path("fetchNext").asBoolean(false));
+                            if (!op.has("id")) {
+                                current = next;
+                            }
+                            answer = java.util.Collections.singletonMap("next", summary(next));
+                        }
+                        case "completeAll" -> { // the manual loop: complete and fetch the next in one call, until none
+                            List<String> ids = new ArrayList<>();
+                            while (current != null) {
+                                ids.add(current.id());
+                                current = current.moveToCompleted(manualValue(op, current), tok, true);
+                            }
+                            answer = ids;
+                        }
+                        case "extendLock" -> {
+                            target.extendLock(tok, Duration.ofMillis(op.get("ms").asLong()));
+                            answer = 1; // bullmq's answer (it answers 0 to a refusal, where bull4j throws)
+                        }
+                        case "moveToDelayed" -> {
+                            target.moveToDelayed(Instant.now().plusMillis(op.get("delayMs").asLong()), tok);
+                            answer = "delayed";
+                        }
+                        case "moveToWait" -> answer = target.moveToWait(tok).isZero() ? "none" : "limited";
+                        default -> throw new IllegalArgumentException("unknown manual op " + op);
+                    }
+                } catch (io.bull4j.JobException e) {
+                    Map<String, Object> refusal = new TreeMap<>();
+                    refusal.put("code", code(e.reason()));
+                    refusal.put("error", e.getMessage());
+                    answer = refusal;
+                }
+                JsonNode tree = answer == null ? CANON.nullNode() : CANON.valueToTree(answer);
+                redis.set(String.format("answers:%d:%02d", step, n), CANON.writeValueAsString(sortTree(tree)));
+            }
+        }
+    }
+
+    /** What a manual step records of a job taken: its id, attempts and data; null for none. */
+    private static Map<String, Object> summary(Job job) {
+        if (job == null) {
+            return null;
+        }
+        Map<String, Object> m = new TreeMap<>();
+        m.put("id", job.id());
+        m.put("attemptsMade", job.attemptsMade());
+        m.put("attemptsStarted", job.attemptsStarted());
+        m.put("data", job.data());
+        return m;
+    }
+
+    private static Object manualValue(JsonNode op, Job job) {
+        return op.path("echo").asBoolean() ? job.data() : op.get("value");
+    }
+
+    /** BullMQ's error code of a refusal, which its errors carry as {@code code}. */
+    private static int code(io.bull4j.JobException.Reason reason) {
+        return switch (reason) {
+            case JOB_NOT_FOUND -> -1;
+            case LOCK_MISSING -> -2;
+            case NOT_IN_STATE -> -3;
+            case PENDING_CHILDREN -> -4;
+            case LOCK_MISMATCH -> -6;
+            case JOB_LOCKED -> -8;
+            case FAILED_CHILDREN -> -9;
+            default -> 0;
+        };
     }
 
     /** A running work step; {@link #finish} waits for its outcomes and closes it. */

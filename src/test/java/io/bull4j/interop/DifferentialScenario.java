@@ -30,7 +30,21 @@ import java.util.stream.Stream;
  *       {@code removeOnFail}; a scenario with a concurrency above 1 has its events compared per job, see
  *       {@link #perJobOrder}), or with {@code "background": true} a worker that keeps running while the next
  *       steps do, until an {@code {"awaitWork": {}}} step (worker steps); {@code {"awaitEvent": {"event": e,
- *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active).</li>
+ *       "jobId": id}}} (the test waits until the events stream holds that event, e.g. a job became active);
+ *       {@code {"manual": {token, workerOpts, ops: [...]}}} (a worker step: BullMQ's "manually fetching jobs", a
+ *       Worker built without a processor and driven by hand under one fixed {@code token}, default {@code "tok-1"};
+ *       the snapshot writes lock values as {@code <token>}, so the token shows only where an op refuses). Its ops
+ *       run in order on the "current" job (the last one taken) or, with {@code id}, on that job read afresh; each
+ *       may give its own {@code token} (a wrong one, or {@code "0"}, which skips BullMQ's lock check):
+ *       {@code getNextJob} ({@code block}; {@code wait}: called again, blocking, until a job comes within 10 s),
+ *       {@code moveToCompleted} ({@code value}, or {@code echo} for the data; {@code fetchNext}),
+ *       {@code moveToFailed} ({@code error} message, {@code unrecoverable}, {@code fetchNext}), {@code completeAll}
+ *       (the manual loop: moveToCompleted with fetchNext until no job comes back), {@code extendLock} ({@code ms}),
+ *       {@code moveToDelayed} ({@code delayMs}) and {@code moveToWait}. A job taken or fetched becomes the current
+ *       one. Each op's answer is stored in the string {@code answers:<step>:<op>} (so a documented difference names
+ *       one op): a job as {@code {id, attemptsMade, attemptsStarted, data}} (null: none), a finish as
+ *       {@code {next}}, the manual loop as the ids it completed, a refusal as {@code {code, error}} (BullMQ's error
+ *       code, which bull4j's {@code JobException.reason()} maps to, and the message).</li>
  *   <li>{@code worker}: what a job does, by job name ({@code "*"} for the others; none: echo). Each behaviour may
  *       have {@code holdMs} (the attempt takes that long, so delayed jobs fall due meanwhile), {@code progress}
  *       (values reported in order), {@code logs} (lines logged in order), {@code pauseQueue} (pauses the queue),
@@ -78,7 +92,7 @@ record DifferentialScenario(String name, Path file, JsonNode steps, JsonNode wor
         }
     }
 
-    /** The kind of step {@code i}: add, addBulk, pause, resume or work. */
+    /** The kind of step {@code i}: add, addBulk, pause, resume, work, manual, ... (see the class comment). */
     String kind(int i) {
         return steps.get(i).fieldNames().next();
     }

@@ -66,9 +66,9 @@ public final class MoveToFinished {
     static FetchedJob parse(QueueKeys k, Request r, List<Object> reply) {
         if (reply.size() == 1) {
             long code = (Long) reply.get(0);
-            // a flow parent's refusals name the command as BullMQ's do: they become failed reasons
-            throw ScriptErrors.error(code, k.name(), r.jobId, code == -4 || code == -9 ? "moveToFinished"
-                    : r.completed ? "moveToCompleted" : "moveToFailed");
+            // every refusal names the command as BullMQ's do, completion or failure alike ("Missing lock for job 1.
+            // moveToFinished", "... Cmd moveToFinished from active"); a flow parent's become failed reasons
+            throw ScriptErrors.error(code, k.name(), r.jobId, "moveToFinished");
         }
         if (reply.size() == 2 && reply.get(0) instanceof Long code && code == -99) {
             throw MoveManyToFinished.scriptError(r.jobId, String.valueOf(reply.get(1)));

@@ -34,8 +34,6 @@ public final class ScriptErrors {
             case "changeDelay":
                 return "delayed";
             case "moveToFinished":
-            case "moveToCompleted":
-            case "moveToFailed":
             case "moveToDelayed":
             case "retryJob":
             case "moveToWait":
