@@ -4,8 +4,12 @@
 -- marker, meta, events, failed. A job whose hash is missing or damaged is set aside (jobHealth) instead of being
 -- started, and the next one is taken.
 
--- The due time (ms) of the earliest delayed job, or 0.
-local function nextDelayedTime(k)
+-- The due time (ms) of the earliest delayed job, or 0. known: that time when the caller has it at hand (nothing
+-- changed delayed since it was read), else nil.
+local function nextDelayedTime(k, known)
+  if known then
+    return known
+  end
   local first = redis.call("ZRANGE", k.delayed, "0", "0", "WITHSCORES")
   if first[2] then
     return math.floor(tonumber(first[2]) / 4096)
@@ -128,9 +132,15 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
   -- a run of an "every" job scheduler: its next run is added here, in the worker's stead (schedulerJob.lua)
   local rjk = rjkAt and fields[rjkAt]
   local schedulerSettled = 0
-  if rjk and rjk ~= "" and lib_schedulerJob().nextEveryRunOnFetch(base, jobId, rjk, optsAt and fields[optsAt], now,
-      meta) then
-    schedulerSettled = 1
+  -- the earliest delayed job's due time, when the next run went to delayed (nothing after changes delayed)
+  local nextDelayed
+  if rjk and rjk ~= "" then
+    local settled
+    settled, nextDelayed = lib_schedulerJob().nextEveryRunOnFetch(base, jobId, rjk, optsAt and fields[optsAt], now,
+      meta, k, startedOn)
+    if settled then
+      schedulerSettled = 1
+    end
   end
   if batch then
     batch.fetched = true
@@ -143,7 +153,7 @@ local function fetchJob(k, base, now, token, lockMs, workerName, meta, nowText, 
     -- worker can wait for the marker at once instead of asking; not with a rate limit (that fetch could answer
     -- with the limit's wait instead) nor while paused or maxed (it would answer {0, 0, 0, 0})
     if not meta.limitMax and not pausedOrMaxed(meta, k.active) then
-      return {fields, jobId, 0, 0, 0, schedulerSettled, nextDelayedTime(k)}
+      return {fields, jobId, 0, 0, 0, schedulerSettled, nextDelayedTime(k, nextDelayed)}
     end
   end
   return {fields, jobId, 0, 0, ready, schedulerSettled}

@@ -64,11 +64,14 @@ local function clearReadyMarker(markerKey)
   redis.call("ZREM", markerKey, "0")
 end
 
--- Member "1" carries the due time (ms) of the earliest delayed job.
+-- Member "1" carries the due time (ms) of the earliest delayed job. Returns that time (nil when delayed is empty),
+-- which stays the earliest until delayed changes.
 local function addDelayMarker(markerKey, delayedKey)
   local first = redis.call("ZRANGE", delayedKey, "0", "0", "WITHSCORES")
   if first[2] then
-    redis.call("ZADD", markerKey, numText(math.floor(tonumber(first[2]) / 4096)), "1")
+    local due = math.floor(tonumber(first[2]) / 4096)
+    redis.call("ZADD", markerKey, numText(due), "1")
+    return due
   end
 end
 

@@ -13,14 +13,15 @@ local function pushReady(waitKey, prioritizedKey, pcKey, jobId, priority, lifo)
   end
 end
 
--- Score in "delayed": due ms * 4096 plus a sequence that keeps FIFO within one millisecond.
+-- Score in "delayed": due ms * 4096 plus a sequence that keeps FIFO within one millisecond. Also returns the
+-- score as numText gives it when that text is at hand (the low bound, formatted for the query), else nil.
 local function delayedScore(delayedKey, runAt)
   local low = runAt * 4096
   local high = low + 4095
-  local last = redis.call("ZREVRANGEBYSCORE", delayedKey, numText(high), numText(low), "WITHSCORES", "LIMIT", "0",
-    "1")
+  local lowText = numText(low)
+  local last = redis.call("ZREVRANGEBYSCORE", delayedKey, numText(high), lowText, "WITHSCORES", "LIMIT", "0", "1")
   if last[2] then
     return math.min(tonumber(last[2]) + 1, high)
   end
-  return low
+  return low, lowText
 end

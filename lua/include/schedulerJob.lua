@@ -68,26 +68,34 @@ end
 -- Stores one iteration job (hash with rjk) and puts it in delayed, prioritized or wait, with BullMQ's events.
 -- opts is a decoded table; its delay and jobId are set here.
 -- meta (from readMeta) may be given when the caller has read it: the pause check then needs no read of its own.
-local function addIteration(base, jobId, name, data, opts, now, delay, schedulerId, maxLen, meta)
+-- A fetch also gives what it has at hand (each optional): k, the queue's keys (fetchJob.lua); nowText, numText(now);
+-- runAtText, numText(now + delay) when delay > 0. Returns the earliest delayed job's due time when it added to
+-- delayed (addDelayMarker), else nil.
+local function addIteration(base, jobId, name, data, opts, now, delay, schedulerId, maxLen, meta, k, nowText,
+    runAtText)
   opts["delay"] = delay
   opts["jobId"] = jobId
   local priority = tonumber(opts["priority"]) or 0
   local jobKey = base .. jobId
-  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(opts), "timestamp", numText(now),
-    "delay", numText(delay), "priority", numText(priority), "rjk", schedulerId)
+  local eventsKey = k and k.events or base .. "events"
+  redis.call("HSET", jobKey, "name", name, "data", data, "opts", cjson.encode(opts), "timestamp",
+    nowText or numText(now), "delay", delay == 0 and "0" or numText(delay), "priority",
+    priority == 0 and "0" or numText(priority), "rjk", schedulerId)
   -- a template with deduplication: the run names its id, as any job added with it (no window is taken: BullMQ's
   -- runs store the field only)
   local de = opts["de"]
   if type(de) == "table" and de["id"] ~= nil and de["id"] ~= cjson.null then
     redis.call("HSET", jobKey, "deid", de["id"])
   end
-  redis.call("XADD", base .. "events", "*", "event", "added", "jobId", jobId, "name", name)
+  redis.call("XADD", eventsKey, "*", "event", "added", "jobId", jobId, "name", name)
   if delay > 0 then
     local runAt = now + delay
-    redis.call("ZADD", base .. "delayed", numText(delayedScore(base .. "delayed", runAt)), jobId)
-    redis.call("XADD", base .. "events", "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId,
-      "delay", numText(runAt))
-    addDelayMarker(base .. "marker", base .. "delayed")
+    local delayedKey = k and k.delayed or base .. "delayed"
+    local score, scoreText = delayedScore(delayedKey, runAt)
+    redis.call("ZADD", delayedKey, scoreText or numText(score), jobId)
+    redis.call("XADD", eventsKey, "MAXLEN", "~", maxLen, "*", "event", "delayed", "jobId", jobId,
+      "delay", runAtText or numText(runAt))
+    return addDelayMarker(k and k.marker or base .. "marker", delayedKey)
   else
     pushReady(base .. "wait", base .. "prioritized", base .. "pc", jobId, priority, opts["lifo"] == true)
     local held
@@ -99,7 +107,7 @@ local function addIteration(base, jobId, name, data, opts, now, delay, scheduler
     if not held then
       addReadyMarker(base .. "marker")
     end
-    redis.call("XADD", base .. "events", "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId)
+    redis.call("XADD", eventsKey, "MAXLEN", "~", maxLen, "*", "event", "waiting", "jobId", jobId)
   end
 end
 
@@ -118,8 +126,10 @@ end
 -- For a fetch that took a run of an "every" job scheduler: adds the scheduler's next run in the same call, as the
 -- worker's separate updateJobScheduler call would (same checks, same writes, same events). Returns false when it
 -- did nothing because the case is one the worker handles itself (a cron scheduler, no scheduler hash with "ic", a
--- legacy key, options it does not read here); true when it is settled (a next run added, or none is due).
-local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, now, meta)
+-- legacy key, options it does not read here); true when it is settled (a next run added, or none is due), and then
+-- also, when the run went to delayed, the earliest delayed job's due time (addIteration). k is the fetch's table of
+-- the queue's keys, nowText now's digits (fetchJob.lua).
+local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, now, meta, k, nowText)
   local repeatKey = base .. "repeat"
   local schedulerKey = repeatKey .. ":" .. schedulerId
   -- reads that fail (a key of another type) leave the job to the worker, which reports the error: the fetch itself
@@ -189,7 +199,8 @@ local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, no
   local nextText = numText(nextMillis)
   local jobId = "repeat:" .. schedulerId .. ":" .. nextText
   if redis.call("EXISTS", base .. jobId) == 1 then
-    redis.call("XADD", base .. "events", "MAXLEN", "~", meta.maxLen, "*", "event", "duplicated", "jobId", jobId)
+    redis.call("XADD", k and k.events or base .. "events", "MAXLEN", "~", meta.maxLen, "*", "event", "duplicated",
+      "jobId", jobId)
     return true
   end
   -- the one write that may fail (a counter that is not a number) goes first, before anything has changed
@@ -198,7 +209,7 @@ local function nextEveryRunOnFetch(base, producerId, schedulerId, storedOpts, no
   end
   redis.call("ZADD", repeatKey, nextText, schedulerId)
   redis.call("HINCRBY", schedulerKey, "ic", "1")
-  addIteration(base, jobId, attrs[1], attrs[2] or "{}", opts, now, math.max(0, nextMillis - now), schedulerId,
-    meta.maxLen, meta)
-  return true
+  -- when the run is delayed, it runs at nextMillis (now + (nextMillis - now)): its text is nextText
+  return true, addIteration(base, jobId, attrs[1], attrs[2] or "{}", opts, now, math.max(0, nextMillis - now),
+    schedulerId, meta.maxLen, meta, k, nowText, nextText)
 end

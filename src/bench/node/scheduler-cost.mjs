@@ -7,11 +7,19 @@
 // alternately on one Redis; ratios, not absolute times, are what compare.
 //
 // Usage: node scheduler-cost.mjs --port P --impl bull4j|bullmq [--jobs 5000] [--rounds 1] [--lua DIR] [--gap-ms 0]
+//   [--callgrind PID] [--lone 1]
+// --lone 1 (bull4j only): each run waits in a side list and is moved to wait (LMOVE, one command outside the
+// scripts) just before its fetch, so that the fetch finds nothing else ready, as in a live run where runs are taken
+// as they fall due: the fetch then also answers the next delayed time (fetchJob's ready == 0 path).
+// --callgrind PID: Redis runs under `valgrind --tool=callgrind` as process PID; each phase is bracketed by
+// `callgrind_control -z` and `-d <impl>-<phase>`, so that its dump holds that phase's instructions only (counts that
+// the machine's load does not move; compare before and after a script change with the same --jobs).
 // Prints one JSON line per round: {impl, jobs, fetch: {...per run}, finish: {...per run}}.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
+import { execFileSync } from 'node:child_process';
 import { assemble } from './lua-text.mjs';
 import { perJob } from './script-stats.mjs';
 
@@ -29,14 +37,20 @@ const DATA = { payload: 'x'.repeat(100) };
 const QUEUE = 'scheduler-cost';
 // --gap-ms G: wait G ms before each call, so that Redis idles between calls as in a live run at 1,000 runs/s
 const GAP_MS = Number(args['gap-ms'] ?? 0);
+const LONE = args.lone === '1';
 const gap = () => (GAP_MS > 0 ? new Promise((resolve) => setTimeout(resolve, GAP_MS)) : undefined);
 const redis = new IORedis(connection);
 const base = `bull:${QUEUE}:`;
 const k = (s) => base + s;
 
-async function phase(run) {
+const CALLGRIND = args.callgrind;
+const callgrind = (...a) => CALLGRIND && execFileSync('callgrind_control', [...a, CALLGRIND], { stdio: 'ignore' });
+
+async function phase(name, run) {
   await redis.config('RESETSTAT');
+  callgrind('-z');
   await run();
+  callgrind('-d', `${IMPL}-${name}`);
   return perJob(await redis.info('commandstats'), JOBS);
 }
 
@@ -53,23 +67,24 @@ async function bull4jRound() {
     p.hset(k(id), 'name', 'job', 'data', JSON.stringify(DATA), 'opts', JSON.stringify({ repeat: { every: EVERY },
       repeatJobKey: `s${i}`, jobId: id, delay: 0, attempts: 0, timestamp: now }), 'timestamp', String(now),
     'delay', '0', 'priority', '0', 'rjk', `s${i}`);
-    p.lpush(k('wait'), id);
+    p.lpush(k(LONE ? 'lone' : 'wait'), id);
   }
   await p.exec();
   const fetchKeys = ['wait', 'active', 'prioritized', 'pc', 'delayed', 'marker', 'meta', 'events', 'failed'].map(k);
   const finishKeys = ['active', 'completed', 'events', 'stalled', 'meta', 'wait', 'prioritized', 'pc', 'delayed',
     'marker', 'failed'].map(k);
   const held = [];
-  const fetch = await phase(async () => {
+  const fetch = await phase('fetch', async () => {
     for (let i = 0; i < JOBS; i++) {
       await gap();
+      if (LONE) await redis.lmove(k('lone'), k('wait'), 'RIGHT', 'LEFT');
       const r = await redis.evalsha(fetchSha, fetchKeys.length, ...fetchKeys, base, String(Date.now()), `t${i}`,
         '30000', '', '', '', '0');
       if (typeof r[1] !== 'string') throw new Error(`fetch ${i} got no job`);
       held.push([r[1], `t${i}`]);
     }
   });
-  const finish = await phase(async () => {
+  const finish = await phase('finish', async () => {
     for (const [id, t] of held) {
       await gap();
       // moveToFinished's ARGV: base, lock ms, worker, limiter max and duration, metrics, queue; then the job's 12
@@ -87,7 +102,7 @@ async function bullmqRound() {
   const worker = new Worker(QUEUE, null, { connection, autorun: false });
   const token = 'scheduler-cost-token';
   const held = [];
-  const fetch = await phase(async () => {
+  const fetch = await phase('fetch', async () => {
     for (let i = 0; i < JOBS; i++) {
       await gap();
       const job = await worker.getNextJob(token, { block: false });
@@ -95,7 +110,7 @@ async function bullmqRound() {
       held.push(job);
     }
   });
-  const finish = await phase(async () => {
+  const finish = await phase('finish', async () => {
     for (const job of held) {
       await gap();
       const next = await job.moveToCompleted(null, token, true);

@@ -2,6 +2,7 @@ package io.bull4j;
 
 import io.bull4j.internal.script.FetchedJob;
 import io.bull4j.internal.script.MoveToActive;
+import io.bull4j.support.RedisTestServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -57,6 +58,55 @@ class FetchDrainedHintTest {
             assertTrue(maxed.isPresent());
             assertEquals(-1, maxed.drainedNextDelayedMs(), "global concurrency reached: no hint");
         }
+    }
+
+    /**
+     * A fetch that takes a job scheduler's run adds the next run to delayed, which reads the earliest delayed job
+     * for the delay marker; when nothing else is ready, the hint is that same read (one ZRANGE, not two: nothing
+     * changes delayed in between). On a server of its own, so that INFO commandstats counts this fetch alone.
+     */
+    @Test
+    void aSchedulerRunsFetchGivesTheHintFromTheMarkersRead() {
+        try (RedisTestServer server = RedisTestServer.startDedicated();
+             Bull4jConnection conn = Bull4jConnection.create(server.bull4jUri())) {
+            String q = queueName("fetch-hint-sched");
+            WorkerTestKit.ManualClock clock = new WorkerTestKit.ManualClock(Instant.parse("2031-01-01T00:00:00Z")
+                    .toEpochMilli());
+            try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).clock(clock).build())) {
+                Job first = queue.upsertJobScheduler("s", RepeatOptions.builder().every(Duration.ofHours(1)).build(),
+                        null);
+                // a plain delayed job due before the next run: the earliest delayed job is not the run just added
+                Job sooner = queue.add("sooner", Map.of(), JobOptions.builder().delay(Duration.ofMinutes(5)).build());
+                QueueContext ctx = queue.context();
+                long zrangeBefore = calls(server, "zrange");
+                FetchedJob run = fetch(ctx, "t:1");
+                long zranges = calls(server, "zrange") - zrangeBefore;
+                assertEquals(first.id(), run.id());
+                assertTrue(run.schedulerSettled(), "the fetch added the next run");
+                assertNotNull(server.sync().zscore(key(q, "delayed"), "repeat:s:" + (clock.millis()
+                        + Duration.ofHours(1).toMillis())), "the next run is delayed");
+                assertEquals(clock.millis() + Duration.ofMinutes(5).toMillis(), run.drainedNextDelayedMs(),
+                        "the hint is the earliest delayed job's time");
+                assertEquals(clock.millis() + Duration.ofMinutes(5).toMillis(),
+                        server.sync().zscore(key(q, "marker"), "1").longValue(), "the delay marker says the same");
+                assertEquals(1, zranges, "one read of the earliest delayed job");
+                FetchedJob none = fetch(ctx, "t:2");
+                assertFalse(none.isPresent());
+                assertEquals(run.drainedNextDelayedMs(), none.nextDelayedMs(),
+                        "the empty fetch that the hint stands for says the same");
+                assertNotNull(sooner.id());
+            }
+        }
+    }
+
+    /** Calls of one command since the server started, from INFO commandstats. */
+    private static long calls(RedisTestServer server, String command) {
+        for (String line : server.sync().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                return Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+            }
+        }
+        return 0;
     }
 
     private static FetchedJob fetch(QueueContext ctx, String token) {
