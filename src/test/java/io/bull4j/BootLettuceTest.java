@@ -47,7 +47,7 @@ class BootLettuceTest {
             io.bull4j.support.ProcessRun run = io.bull4j.support.ProcessRun.toEnd(new ProcessBuilder(java, "-cp",
                     location(Queue.class) + File.pathSeparator + location(BootLettuceMain.class) + File.pathSeparator
                     + runtime, BootLettuceMain.class.getName(), redis.bull4jUri(), queueName("boot-lettuce"),
-                    String.valueOf(deadPort)), 90);
+                    String.valueOf(deadPort), redis.uri()), 90);
             String out = run.output();
             assertTrue(out.contains("lettuce=6."), "runs on Boot's Lettuce: " + out);
             assertTrue(out.contains("fetchError=") && !out.contains("fetchError=none"), "the worker reported the refused "

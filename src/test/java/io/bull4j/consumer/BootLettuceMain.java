@@ -27,7 +27,8 @@ import java.util.concurrent.TimeoutException;
  * goes on; then it is a primary
  * again, and a job added afterwards must be processed. One {@code key=value} line per step.
  *
- * <p>Arguments: redis URI (a server of the test's own), queue name, a port where nothing listens.
+ * <p>Arguments: bull4j's redis URI (a server of the test's own), queue name, a port where nothing listens, and the
+ * admin URI for the control connection (REPLICAOF, CLIENT LIST: under the ACL suite bull4j's user may not).
  */
 public final class BootLettuceMain {
     private BootLettuceMain() {
@@ -35,9 +36,18 @@ public final class BootLettuceMain {
 
     public static void main(String[] args) throws Exception {
         System.out.println("lettuce=" + RedisClient.class.getPackage().getImplementationVersion());
-        RedisClient admin = RedisClient.create(args[0]);
-        try (StatefulRedisConnection<String, String> control = admin.connect();
-             Bull4jConnection redis = Bull4jConnection.create(args[0]);
+        RedisClient admin = RedisClient.create(args[3]);
+        try (StatefulRedisConnection<String, String> control = admin.connect()) {
+            // the clients that are not bull4j's (the test's own, e.g. the ACL harness's admin connection)
+            run(args, control, clientIds(control));
+        } finally {
+            admin.shutdown();
+        }
+    }
+
+    private static void run(String[] args, StatefulRedisConnection<String, String> control, Set<String> others)
+            throws Exception {
+        try (Bull4jConnection redis = Bull4jConnection.create(args[0]);
              Queue queue = new Queue(args[1], QueueOptions.builder().connection(redis).build())) {
             CompletableFuture<Throwable> fetchError = new CompletableFuture<>();
             Worker worker = new Worker(args[1], job -> "ok", WorkerOptions.builder().connection(redis)
@@ -53,6 +63,7 @@ public final class BootLettuceMain {
             try {
                 awaitBlocked(control);
                 Set<String> before = clientIds(control);
+                before.removeAll(others);
                 control.sync().replicaof("127.0.0.1", Integer.parseInt(args[2]));
                 try {
                     System.out.println("fetchError=" + fetchError.get(20, TimeUnit.SECONDS).getClass().getSimpleName());
@@ -69,8 +80,6 @@ public final class BootLettuceMain {
             } finally {
                 worker.close();
             }
-        } finally {
-            admin.shutdown();
         }
     }
 
