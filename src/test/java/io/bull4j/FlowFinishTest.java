@@ -157,6 +157,36 @@ class FlowFinishTest {
     }
 
     @Test
+    void failParentOnFailureReleasesAParentWithADelayToDelayedAsBullmqDoes() throws Exception {
+        // docs/flows.md: the failed parent is released as a finished child would release it, so its own delay
+        // still applies (BullMQ's moveParentToWait); the deferred failure is recorded when it is taken
+        String qa = queueName("fin-fpof-delay-a");
+        String qb = queueName("fin-fpof-delay-b");
+        long before = System.currentTimeMillis();
+        try (FlowProducer flows = new FlowProducer(queueOptions())) {
+            flows.add(FlowJob.builder("root", qa).options(JobOptions.builder().jobId("R")
+                            .delay(Duration.ofHours(1)).build())
+                    .child(FlowJob.builder("bad", qb).options(JobOptions.builder().jobId("B")
+                            .failParentOnFailure(true).build()).build())
+                    .build());
+            Worker w = worker(qb, job -> {
+                throw new IllegalStateException("broken");
+            });
+            try {
+                eventually(WAIT, () -> redis().zscore(key(qb, "failed"), "B") != null, "child failed");
+            } finally {
+                w.close();
+            }
+        }
+        Double score = redis().zscore(key(qa, "delayed"), "R");
+        assertNotNull(score, "the parent waits out its delay");
+        assertTrue(score / 4096 >= before + Duration.ofHours(1).toMillis(), "due an hour after the failure");
+        assertEquals(List.of(), redis().lrange(key(qa, "wait"), 0, -1));
+        assertNull(redis().zscore(key(qa, "waiting-children"), "R"));
+        assertEquals("child " + jobKey(qb, "B") + " failed", hash(qa, "R").get("defa"));
+    }
+
+    @Test
     void continueParentOnFailureStartsTheParentAtOnce() throws Exception {
         String q = queueName("fin-cpof");
         Map<String, Object> saw = new ConcurrentHashMap<>();
