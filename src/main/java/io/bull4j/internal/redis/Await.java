@@ -58,6 +58,9 @@ public final class Await {
             throw timedOut(what, timeout, e);
         } catch (ExecutionException e) {
             throw translate(e.getCause(), what);
+        } catch (CancellationException e) {
+            // cancelled by Lettuce (on a Lettuce before 6.7, the calls of a broken connection: InFlightOnDisconnect)
+            throw translate(e, what);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             // the command was sent and may still run: a caller must not take this as "not applied"

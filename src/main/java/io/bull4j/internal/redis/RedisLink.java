@@ -65,6 +65,8 @@ public final class RedisLink implements AutoCloseable {
     /** The Sentinels' failover announcements, on a Sentinel URI of our own; null otherwise. */
     private final SentinelWatch sentinelWatch;
     private volatile boolean closed;
+    /** On a Lettuce before 6.7, fails the calls in flight on a connection of ours that breaks; null otherwise. */
+    private final InFlightOnDisconnect inFlightOnDisconnect;
     /** When the connections were last dropped for a READONLY reply (see {@link #reconnectAfterReadOnly()}). */
     private final java.util.concurrent.atomic.AtomicLong readOnlyDropAt =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - READ_ONLY_GAP.toNanos());
@@ -91,9 +93,11 @@ public final class RedisLink implements AutoCloseable {
         this.ownsClient = ownResources != null;
         this.ownResources = ownResources;
         this.commandTimeout = commandTimeout;
+        this.inFlightOnDisconnect = InFlightOnDisconnect.register(client, this::isOwnConnection);
         try {
             this.shared = connect();
         } catch (RuntimeException e) {
+            InFlightOnDisconnect.remove(client, inFlightOnDisconnect);
             shutdownOwnClient();
             throw Await.translate(e, "connect");
         }
@@ -578,6 +582,25 @@ public final class RedisLink implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a connection Lettuce reports is one this link opened: the shared one, a dedicated one, or on a Cluster
+     * client of our own any node connection (those sit behind the cluster connections, which report nothing).
+     */
+    private boolean isOwnConnection(io.lettuce.core.RedisChannelHandler<?, ?> connection) {
+        if (closed) {
+            return false;
+        }
+        if (connection == shared) {
+            return true;
+        }
+        for (DedicatedConnection d : dedicated) {
+            if (d.connection() == connection) {
+                return true;
+            }
+        }
+        return ownsClient && isCluster();
+    }
+
     void forget(DedicatedConnection d) {
         dedicated.remove(d);
     }
@@ -618,6 +641,7 @@ public final class RedisLink implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             log.debug("connections not closed within {}; the client shutdown closes them", CLOSE_WAIT, e);
         }
+        InFlightOnDisconnect.remove(client, inFlightOnDisconnect); // a caller's client outlives this link
         shutdownOwnClient();
     }
 

@@ -36,6 +36,31 @@ class AwaitTranslateTest {
         }
     }
 
+    /**
+     * A command Lettuce cancels (on a Lettuce before 6.7, InFlightOnDisconnect cancels those of a broken connection)
+     * is an unknown outcome to a caller that waits on it, not a raw CancellationException that the callers' catch of
+     * RedisException misses.
+     */
+    @Test
+    void aCancelledCommandIsAnUnknownOutcomeToItsWaiter() {
+        java.util.concurrent.CompletableFuture<String> cancelled = new java.util.concurrent.CompletableFuture<>();
+        cancelled.cancel(false);
+        RedisOutcomeUnknownException e = assertThrows(RedisOutcomeUnknownException.class,
+                () -> Await.result(cancelled, java.time.Duration.ofSeconds(1), "BZPOPMIN"));
+        assertFalse(e.isTimeout(), e.getMessage());
+    }
+
+    /** Lettuce before 6.7 re-sends a broken connection's calls: InFlightOnDisconnect is needed there only. */
+    @Test
+    void theCallsOfABrokenConnectionAreCancelledByUsBeforeLettuce67Only() {
+        for (String old : new String[] {"6.6.0.RELEASE", "6.3.2.RELEASE", "5.3.7.RELEASE", null, "unknown"}) {
+            assertTrue(InFlightOnDisconnect.resendsInFlight(old), String.valueOf(old));
+        }
+        for (String fixed : new String[] {"6.7.0.RELEASE", "6.8.2.RELEASE", "7.7.0.RELEASE", "7.0.0.BETA2"}) {
+            assertFalse(InFlightOnDisconnect.resendsInFlight(fixed), fixed);
+        }
+    }
+
     @Test
     void aConnectionResetAfterTheSendIsOutcomeUnknown() {
         RuntimeException e = Await.translate(new IOException("Connection reset by peer"), "add");
