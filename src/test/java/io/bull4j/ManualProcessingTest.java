@@ -94,9 +94,10 @@ class ManualProcessingTest {
         io.bull4j.support.RedisTestServer server = io.bull4j.support.RedisTestServer.get();
         try (io.bull4j.support.ReplyCuttingProxy proxy = new io.bull4j.support.ReplyCuttingProxy(server.host(),
                 server.port());
+             // a short command bound: the call whose answer is cut fails at it
              Bull4jConnection viaProxy = Bull4jConnection.create(io.bull4j.support.AclUser.enabled()
                      ? io.bull4j.support.AclUser.withCredentials("redis://127.0.0.1:" + proxy.port())
-                     : "redis://127.0.0.1:" + proxy.port());
+                     : "redis://127.0.0.1:" + proxy.port(), Duration.ofSeconds(3));
              Queue queue = new Queue(q, queueOptions())) {
             queue.upsertJobScheduler("hourly", RepeatOptions.builder().cron("0 * * * *").immediately(true).build(),
                     JobTemplate.of("tick", Map.of()));

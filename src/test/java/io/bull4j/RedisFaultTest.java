@@ -139,10 +139,10 @@ class RedisFaultTest {
             try (Queue queue = new Queue(q, QueueOptions.builder().connection(conn).build())) {
                 queue.add("before", Map.of());
                 server.kill();
-                // a 20 s outage, used as a caller would: calls keep failing, each within its bound. Lettuce's own
+                // a 17 s outage, used as a caller would: calls keep failing, each within its bound. Lettuce's own
                 // backoff (1, 2, 4, ... ms) tries at about 16.4 s and next at 32.8 s: with it, the first call
-                // would succeed some 12 s after Redis is back
-                long outageEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                // would succeed some 15 s after Redis is back
+                long outageEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(17);
                 int failures = 0;
                 while (System.nanoTime() < outageEnd) {
                     long start = System.nanoTime();
