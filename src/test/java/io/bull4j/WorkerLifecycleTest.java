@@ -64,6 +64,42 @@ class WorkerLifecycleTest {
         }
     }
 
+    @Test
+    void aPeriodicTaskGoesOnAfterAnUnexpectedError() throws Exception {
+        // a task scheduled with a fixed delay that throws is never run again (ScheduledExecutorService's contract):
+        // a lock renewal stopped so would let every running job's lock expire. The worker's guard keeps it going
+        String q = queueName("guarded");
+        CompletableFuture<Throwable> reported = new CompletableFuture<>();
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        try (Worker worker = new Worker(q, j -> null, workerOptions().autorun(false).build(), new WorkerListener() {
+            @Override
+            public void onError(Throwable error) {
+                reported.complete(error);
+            }
+        })) {
+            java.util.concurrent.atomic.AtomicInteger bare = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger guarded = new java.util.concurrent.atomic.AtomicInteger();
+            CountDownLatch guardedAgain = new CountDownLatch(3);
+            java.util.concurrent.ScheduledFuture<?> unguarded = timer.scheduleWithFixedDelay(() -> {
+                bare.incrementAndGet();
+                throw new IllegalStateException("bare");
+            }, 0, 10, TimeUnit.MILLISECONDS);
+            timer.scheduleWithFixedDelay(worker.guarded(() -> {
+                guardedAgain.countDown();
+                if (guarded.incrementAndGet() == 1) {
+                    throw new IllegalStateException("first tick");
+                }
+            }, "test task"), 0, 10, TimeUnit.MILLISECONDS);
+            assertTrue(guardedAgain.await(10, TimeUnit.SECONDS), "the guarded task ran again after its error");
+            assertEquals("first tick", reported.get(10, TimeUnit.SECONDS).getMessage(), "reported to onError");
+            assertTrue(unguarded.isDone(), "the unguarded task was stopped by its error");
+            assertEquals(1, bare.get());
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
     private static boolean waitingIn(Thread t, String method) {
         Thread.State state = t.getState();
         return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
