@@ -3,7 +3,8 @@
 // steps it is handed, one at a time, so that one Node process serves every run of the test class.
 // Protocol: one JSON command per stdin line, {url, queue, file, step}: run step number <step> of the scenario in
 // <file> on queue <queue> of the Redis at <url>; {url, queue, read: [jobIds]}: read the queue through bullmq's
-// API; {finish: true}: wait for a background worker still running and close it. Answers one stdout line per
+// API; {finish: true}: wait for a background worker still running and close it; {abandon: true}: close it at once
+// (after a failed run). Answers one stdout line per
 // command: {done: step}, {read: {counts, states}}, {finished: true} or {step, error}. A manual step (a worker
 // without a processor, driven by hand) records each op's answer in the string 'answers:<step>:<op>'. Everything else goes to
 // stderr. The process ends when stdin closes.
@@ -471,6 +472,17 @@ lines.on('line', (line) => {
     try {
       if (cmd.read) {
         out({ read: await read(cmd) });
+        return;
+      }
+      if (cmd.abandon) { // after a failed run: close a background worker at once, its outcomes no longer awaited
+        if (background) {
+          const w = background;
+          background = null;
+          await w.worker.close(true);
+          await w.queue.close();
+          await w.redis.quit();
+        }
+        out({ abandoned: true });
         return;
       }
       if (cmd.finish) { // a run that ended with its worker still running (to see a job active)

@@ -400,6 +400,17 @@ final class DifferentialJavaSide {
         }
     }
 
+    /** After a failed run: closes a background worker still running, without waiting for its outcomes. */
+    void abandonBackground() {
+        if (background != null) {
+            Running w = background;
+            background = null;
+            try (Queue q = w.queue; Worker worker = w.worker) {
+                worker.close(Duration.ofSeconds(5));
+            }
+        }
+    }
+
     /** How bull4j's API reads the queue: counts by state (BullMQ's names), and each job's state ("unknown": none). */
     Map<String, String> read(String queueName, List<String> jobIds) {
         Map<String, String> out = new TreeMap<>();

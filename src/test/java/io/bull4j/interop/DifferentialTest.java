@@ -220,6 +220,36 @@ class DifferentialTest {
 
         /** One run on an empty database: producer steps by {@code producer}, work steps by {@code worker}. */
         private TreeMap<String, String> run(DifferentialScenario s, Side producer, Side worker) throws Exception {
+            try {
+                return runSteps(s, producer, worker);
+            } catch (Throwable t) {
+                abandon();
+                throw t;
+            }
+        }
+
+        /**
+         * After a failed run, so that the lane's next runs fail for their own causes, if any: closes a worker still
+         * running on either side, and reads past the answers the Node process still owed the failed run.
+         */
+        private void abandon() {
+            try {
+                java.abandonBackground();
+            } catch (RuntimeException e) {
+                System.err.println("differential: closing bull4j's worker after a failed run: " + e);
+            }
+            try {
+                node.send(InteropKit.JSON.createObjectNode().put("abandon", true).toString());
+                long deadline = System.nanoTime() + STEP.toNanos();
+                while (!node.awaitLine(Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))).has("abandoned")) {
+                    // an answer owed to the failed run: dropped
+                }
+            } catch (RuntimeException e) {
+                System.err.println("differential: closing bullmq's worker after a failed run: " + e);
+            }
+        }
+
+        private TreeMap<String, String> runSteps(DifferentialScenario s, Side producer, Side worker) throws Exception {
             bytes.sync().flushall();
             long start = System.currentTimeMillis();
             for (int i = 0; i < s.stepCount(); i++) {
