@@ -119,6 +119,7 @@ async function round() {
   const rest = EMPTY ? held.splice(BATCH) : [];
   await redis.config('RESETSTAT');
   let finished = 0;
+  const t0 = process.hrtime.bigint();
   while (held.length > 0) {
     const argv = [base, LOCK_MS, '', '', '', '', 'script-cost'];
     const next = held.map(() => token());
@@ -130,8 +131,9 @@ async function round() {
     held = replies.map((r, i) => [r[1], next[i]]).filter(([id]) => typeof id === 'string');
     if (EMPTY) held = rest.splice(0, BATCH);
   }
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
   return {
-    jobs: finished, batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
+    jobs: finished, jobs_per_s: Math.round(finished / wallS), batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
     ...(FLOW_WIDTH > 0 ? { flows: FLOW_WIDTH, parentsReleased: await redis.llen(`${parentQueue}:wait`) } : {}),
     ...perJob(await redis.info('commandstats'), finished),
   };
