@@ -15,14 +15,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The fastest any client could run a worker's concurrency-1 work with bull4j's scripts: one thread on a plain
- * blocking socket, no processor, no listener, no lock renewal, each job finished by the worker's own finish call
- * (moveManyToFinished with one job, taking the next job) the moment the previous reply is read. It is the bound
- * for issue 15's c=1 target: a worker at concurrency 1 can be no faster than this loop with the same scripts, so
- * its jobs/s against BullMQ's worker, on the same Redis, says how far the target is reachable at all. The jobs are
- * {@code process/c1-keep}'s: data {@code {"i":n}}, kept when completed. Usage, from the repository:
+ * The fastest any client could run a worker's concurrency-1 work, or sequential adds, with bull4j's scripts: one
+ * thread on a plain blocking socket, each call sent the moment the previous reply is read, nothing else. Mode
+ * {@code finish}: no processor, listener or lock renewal; each job finished by the worker's own finish call
+ * (moveManyToFinished with one job, taking the next job), on {@code process/c1-keep}'s jobs (data {@code {"i":n}},
+ * kept). Mode {@code add}: {@code add/sequential}'s adds, one addJob call each. It is the bound for issue 15's c=1
+ * and sequential-add targets: bull4j can be no faster than this loop with the same scripts, so its jobs/s against
+ * BullMQ's, on the same Redis, says how far a target is reachable at all. Its calls pass no deadline (live calls
+ * pass one, which costs Redis a TIME per call), so the bound is a little generous. Usage, from the repository:
  * {@code java -cp target/test-classes:target/classes:$(cat target/bench-classpath.txt) io.bull4j.bench.IdealLoop
- * PORT [JOBS] [ROUNDS]}; prints one JSON line per round (jobs/s and Redis's script µs per job).
+ * PORT [JOBS] [ROUNDS] [finish|add]}; prints one JSON line per round (jobs/s and Redis's script µs per job).
  */
 public final class IdealLoop {
     private static final String BASE = "bull:ideal-loop:";
@@ -44,13 +46,18 @@ public final class IdealLoop {
         int port = Integer.parseInt(args[0]);
         int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        boolean adds = args.length > 3 && args[3].equals("add");
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setTcpNoDelay(true);
             IdealLoop loop = new IdealLoop(socket);
             // the JIT's warm-up: a round of the same size, not reported
-            loop.round(jobs);
+            if (adds) {
+                loop.adds(jobs);
+            } else {
+                loop.round(jobs);
+            }
             for (int r = 0; r < rounds; r++) {
-                System.out.println(loop.round(jobs));
+                System.out.println(adds ? loop.adds(jobs) : loop.round(jobs));
             }
         }
     }
@@ -108,6 +115,29 @@ public final class IdealLoop {
             id = ((List<?>) replies.get(0)).get(1);
             token = next;
         }
+        return report("bull4j ideal loop", finished, jobs, t0);
+    }
+
+    /** {@code jobs} adds, one after the other, each waiting for its reply. */
+    private String adds(int jobs) throws IOException {
+        LuaScript add = LuaScript.load("addJob");
+        call("FLUSHALL", "SYNC");
+        call("SCRIPT", "LOAD", add.source());
+        String[] argv = {"EVALSHA", add.sha(), "9", BASE + "meta", BASE + "id", BASE + "wait", BASE + "prioritized",
+            BASE + "pc", BASE + "delayed", BASE + "marker", BASE + "events", BASE + "active", BASE, "", "bench", "",
+            "", "{\"attempts\":0,\"delay\":0}", "0", "0", "0", "0"};
+        call("CONFIG", "RESETSTAT");
+        long t0 = System.nanoTime();
+        for (int i = 0; i < jobs; i++) {
+            argv[15] = Long.toString(System.currentTimeMillis());
+            argv[16] = "{\"i\":" + i + "}";
+            call(argv);
+        }
+        long waiting = (Long) call("LLEN", BASE + "wait");
+        return report("bull4j ideal add loop", (int) waiting, jobs, t0);
+    }
+
+    private String report(String impl, int finished, int jobs, long t0) throws IOException {
         double wallS = (System.nanoTime() - t0) / 1e9;
         String stats = (String) call("INFO", "commandstats");
         long usec = 0;
@@ -121,8 +151,8 @@ public final class IdealLoop {
         if (finished != jobs || calls != finished) {
             throw new IllegalStateException("finished " + finished + " of " + jobs + " jobs in " + calls + " calls");
         }
-        return String.format("{\"impl\":\"bull4j ideal loop\",\"jobs\":%d,\"jobs_per_s\":%d,"
-                + "\"evalsha_usec_per_job\":%.2f}", finished, Math.round(finished / wallS), (double) usec / finished);
+        return String.format("{\"impl\":\"%s\",\"jobs\":%d,\"jobs_per_s\":%d,\"evalsha_usec_per_job\":%.2f}",
+                impl, finished, Math.round(finished / wallS), (double) usec / finished);
     }
 
     private Object call(String... args) throws IOException {
