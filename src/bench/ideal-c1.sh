@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$port" ] || { echo "ideal-c1: --port is required (a free port; it starts its own Redis there)" >&2; exit 2; }
+case "$variant" in c1 | add) ;; *) echo "ideal-c1: --variant is c1 or add, not $variant" >&2; exit 2 ;; esac
 if redis-cli -p "$port" ping >/dev/null 2>&1; then
   echo "ideal-c1: port $port already answers PING; refusing to use a server this script did not start" >&2
   exit 1

@@ -45,7 +45,8 @@ async function round() {
   await worker.close();
   await queue.close();
   if (finished !== JOBS) throw new Error(`finished ${finished} of ${JOBS} jobs`);
-  return { impl: 'bullmq', jobs: finished, jobs_per_s: Math.round(finished / wallS), batch: 1, retention: REMOVE ? 'remove' : 'keep', ...perJob(text, finished) };
+  return { impl: 'bullmq', jobs: finished, jobs_per_s: Math.round(finished / wallS), batch: 1,
+    retention: REMOVE ? 'remove' : 'keep', ...perJob(text, finished) };
 }
 
 try {

@@ -11,7 +11,8 @@
 //                             [--scheduler 1] (every job a job scheduler's run: each fetch adds the next run)
 //                             [--flows W] (every job the child of a flow of 1 parent + W children, the parents
 //                             waiting in a queue of their own: each finish updates its parent, the last releases it)
-// Prints one JSON line per round: evalsha µs per job, script calls and commands per job, the commands' own µs.
+// Prints one JSON line per round: the finishing loop's jobs/s, evalsha µs per job, script calls and commands per
+// job, the commands' own µs.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
@@ -133,7 +134,8 @@ async function round() {
   }
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
   return {
-    jobs: finished, jobs_per_s: Math.round(finished / wallS), batch: BATCH, retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
+    jobs: finished, jobs_per_s: Math.round(finished / wallS), batch: BATCH,
+    retention: KEEP === '0' ? 'remove' : 'keep', lua: LUA,
     ...(FLOW_WIDTH > 0 ? { flows: FLOW_WIDTH, parentsReleased: await redis.llen(`${parentQueue}:wait`) } : {}),
     ...perJob(await redis.info('commandstats'), finished),
   };

@@ -46,7 +46,11 @@ public final class IdealLoop {
         int port = Integer.parseInt(args[0]);
         int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        boolean adds = args.length > 3 && args[3].equals("add");
+        String mode = args.length > 3 ? args[3] : "finish";
+        if (!mode.equals("finish") && !mode.equals("add")) {
+            throw new IllegalArgumentException("mode is finish or add, not " + mode);
+        }
+        boolean adds = mode.equals("add");
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setTcpNoDelay(true);
             IdealLoop loop = new IdealLoop(socket);
