@@ -51,6 +51,14 @@ class QueueEventsWaitTest {
                 f.getClassName().equals(JobFinishWaiter.class.getName()) && f.getMethodName().equals("waitFor"));
     }
 
+    /** Whether stream id {@code a} ("ms-seq") comes before {@code b}. */
+    private static boolean streamIdBefore(String a, String b) {
+        String[] x = (a.contains("-") ? a : a + "-0").split("-");
+        String[] y = (b.contains("-") ? b : b + "-0").split("-");
+        int byMs = Long.compare(Long.parseLong(x[0]), Long.parseLong(y[0]));
+        return byMs != 0 ? byMs < 0 : Long.parseLong(x[1]) < Long.parseLong(y[1]);
+    }
+
     private static long blockedReads() {
         return Arrays.stream(redis().clientList().split("\n"))
                 .filter(l -> l.contains("cmd=xread") && l.matches(".*flags=\\S*b.*")).count();
@@ -157,9 +165,14 @@ class QueueEventsWaitTest {
         try (Queue queue = new Queue(q, queueOptions()); QueueEvents events = events(q)) {
             events.addListener(rec);
             Job job = queue.add("w", Map.of(), JobOptions.builder().removeOnComplete(true).build());
+            QueueEvent completed;
             try (Worker worker = new Worker(q, j -> 1, workerOptions().build())) {
-                rec.await(QueueEvent.Type.COMPLETED, job.id());
+                completed = rec.await(QueueEvent.Type.COMPLETED, job.id());
             }
+            // the reader moves its cursor once every listener has the event: until then a wait begun now may find
+            // that end as one being handed on (and return the job), so wait until the end is behind the wait
+            eventually(Duration.ofSeconds(10), () -> !streamIdBefore(events.lastEventId(), completed.id()),
+                    "the reader's cursor past the completed event");
             // its record is gone with it, as in BullMQ (isFinished answers "missing")
             assertEquals(JobException.Reason.JOB_NOT_FOUND, assertThrows(JobException.class,
                     () -> job.waitUntilFinished(events, LONG)).reason());
