@@ -40,6 +40,10 @@ class WorkerRedisDownTest {
                         .drainDelay(Duration.ofSeconds(1)).build(), rec);
                 eventually(Duration.ofSeconds(10), () -> server.sync().zscore("bull:" + q + ":completed", "1") != null,
                         "processed while Redis was up");
+                // and the finish's answer in: the worker waits in its next fetch (BZPOPMIN), so that the outage meets
+                // the fetch loop, not a finish whose answer it cut off (retried under the lock, not a fetch's WARN)
+                eventually(Duration.ofSeconds(10), () -> server.sync().info("clients").contains("blocked_clients:1"),
+                        "the worker blocked in its next fetch");
 
                 java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
                 java.io.PrintStream err = System.err;
